@@ -1,0 +1,54 @@
+# callfleet — see README.md. `make demo` and `make test` are the two commands; both install what a
+# fresh Debian machine lacks through `make deps` first.
+SHELL := /bin/bash
+GO ?= go
+# hraban/opus needs libopusfile only for Ogg files, which callfleet never reads.
+export GOFLAGS := -tags=nolibopusfile
+BIN := bin/callfleet
+
+# Debian packages the build and the tests need: cgo libraries (Opus, PocketSphinx, flite), the
+# acoustic model, espeak-ng (an extra voice family), Chromium for the browser test, tmux for the
+# terminal UI test, sox for inspecting audio by hand.
+DEB_PACKAGES := pkg-config gcc libc6-dev libopus-dev libopusfile-dev libpocketsphinx-dev \
+	libsphinxbase-dev pocketsphinx-en-us espeak-ng flite1-dev chromium tmux sox ca-certificates
+
+.PHONY: all deps build test vet race accuracy browser demo bench fixtures lint fuzz clean
+
+all: build
+
+deps:
+	@scripts/deps.sh $(DEB_PACKAGES)
+
+build: deps
+	$(GO) build -o $(BIN) ./cmd/callfleet
+
+vet: deps
+	$(GO) vet ./...
+
+# The whole suite: vet, every package under the race detector (the browser test included), then the
+# accuracy table, which is too slow under -race and is compiled only with its own tag.
+test: deps vet
+	$(GO) test -race -timeout 15m ./...
+	$(GO) test -tags=nolibopusfile,accuracy -run 'Accuracy' -timeout 15m -v ./speech/... | scripts/accuracy-table.sh
+
+accuracy: deps
+	$(GO) test -tags=nolibopusfile,accuracy -run 'Accuracy' -timeout 30m -v ./speech/... | scripts/accuracy-table.sh
+
+demo: build
+	$(BIN) demo
+
+bench: deps
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./audio/ ./speech/... | tee bench.txt
+
+fixtures: deps
+	$(GO) run ./cmd/callfleet fixtures -o fixtures
+
+fuzz: deps
+	$(GO) test -run '^$$' -fuzz FuzzReadWAV -fuzztime 60s ./audio/
+	$(GO) test -run '^$$' -fuzz FuzzNormalize -fuzztime 60s ./speech/
+
+lint: deps vet
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.7.0 ./...
+
+clean:
+	rm -rf bin bench.txt

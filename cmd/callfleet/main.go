@@ -1,0 +1,111 @@
+// Command callfleet load-tests voice AI agents with a fleet of synthetic callers, and runs the
+// reference agent it is validated against. This package only parses flags and wires packages.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+)
+
+// Exit codes shared by every subcommand.
+const (
+	exitOK          = 0
+	exitFailure     = 1 // the command ran and the thing it checks failed, or an operation failed
+	exitUsage       = 2 // bad flags or unreadable input
+	exitInterrupted = 130
+)
+
+// state is the process: its streams, environment and the context cancelled on Ctrl-C or SIGTERM.
+// Library packages never print or exit; only subcommands here do, through this.
+type state struct {
+	ctx    context.Context
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+}
+
+type command struct {
+	summary string
+	run     func(st *state, args []string) int
+}
+
+var commands = map[string]command{}
+
+func register(name, summary string, run func(st *state, args []string) int) {
+	commands[name] = command{summary: summary, run: run}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	st := &state{ctx: ctx, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
+	code := st.dispatch(os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+func (st *state) dispatch(args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		st.usage(st.stdout)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(st.stderr, "callfleet: unknown command %q\n\n", args[0])
+		st.usage(st.stderr)
+		return exitUsage
+	}
+	return c.run(st, args[1:])
+}
+
+func (st *state) usage(w io.Writer) {
+	fmt.Fprintln(w, "callfleet — load tests for voice AI agents, with a fleet of synthetic callers.")
+	fmt.Fprintln(w, "\nUsage: callfleet COMMAND [flags]\n\nCommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-11s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun `callfleet COMMAND -h` for a command's flags.")
+}
+
+// newFlags returns a flag set that reports errors instead of exiting, with a usage line.
+func (st *state) newFlags(name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(st.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(st.stderr, "Usage: callfleet %s %s\n\nFlags:\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses flags; it returns an exit code and false when the caller should return it.
+func parse(fs *flag.FlagSet, args []string) (int, bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK, false
+		}
+		return exitUsage, false
+	}
+	return 0, true
+}
+
+// fail prints an error in the one format every subcommand uses and returns the exit code.
+func (st *state) fail(code int, format string, a ...any) int {
+	fmt.Fprintf(st.stderr, "callfleet: "+format+"\n", a...)
+	return code
+}

@@ -1,0 +1,152 @@
+package stt
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+)
+
+// DebianHMM is where the Debian package pocketsphinx-en-us installs the US English acoustic model.
+const DebianHMM = "/usr/share/pocketsphinx/model/en-us/en-us"
+
+// SampleRate is the only rate the acoustic model was trained on; callers resample to it.
+const SampleRate = 16000
+
+// digitsDict is cut from cmudict-en-us.dict; alternates of "one" and "zero" matter for accuracy.
+const digitsDict = `eight EY T
+five F AY V
+four F AO R
+nine N AY N
+oh OW
+one W AH N
+one(2) HH W AH N
+seven S EH V AH N
+six S IH K S
+three TH R IY
+two T UW
+zero Z IH R OW
+zero(2) Z IY R OW
+`
+
+// DefaultGrammar admits exactly 4 or 5 digits; a closed grammar is what makes the small model accurate.
+const DefaultGrammar = `#JSGF V1.0;
+grammar digits;
+public <digits> = <d> <d> <d> <d> [<d>];
+<d> = zero | oh | one | two | three | four | five | six | seven | eight | nine;
+`
+
+// Config selects the model files and decoder tuning.
+type Config struct {
+	// HMM is the acoustic model directory (mdef, means, variances, ...).
+	HMM string
+	// Dict is a pronunciation dictionary path; "" uses the embedded 13-line digits dictionary.
+	Dict string
+	// LW is the language (grammar) weight, pocketsphinx -lw.
+	LW float64
+	// WIP is the word insertion penalty, pocketsphinx -wip, in (0, 1].
+	WIP float64
+	// Grammar is the JSGF grammar text; "" uses DefaultGrammar. Its words must be in Dict.
+	Grammar string
+	// MaxDecoders bounds the decoder pool (~6 MB each); 0 means GOMAXPROCS*4.
+	MaxDecoders int
+	// Args are extra pocketsphinx flag/value pairs applied last, e.g. {"-silprob", "0.1"}.
+	Args []string
+	// LogFile receives pocketsphinx logs; "" disables them (they go to stderr otherwise).
+	LogFile string
+}
+
+// DefaultConfig returns the Debian model paths and the values chosen by the sweep (sweep_test.go).
+func DefaultConfig() Config {
+	return Config{
+		HMM: DebianHMM,
+		LW:  2,
+		WIP: 1e-4,
+	}
+}
+
+// hmmFiles are what ps_init opens from the model directory; checked up front for a clear error.
+var hmmFiles = []string{"mdef", "means", "variances", "transition_matrices", "feat.params", "noisedict"}
+
+// validate checks ranges and that every model file exists, naming the first missing one.
+func (c Config) validate() error {
+	if c.HMM == "" {
+		return fmt.Errorf("%w: HMM directory is empty", ErrBadConfig)
+	}
+	if !(c.LW > 0) {
+		return fmt.Errorf("%w: LW must be > 0, got %g", ErrBadConfig, c.LW)
+	}
+	if !(c.WIP > 0 && c.WIP <= 1) {
+		return fmt.Errorf("%w: WIP must be in (0, 1], got %g", ErrBadConfig, c.WIP)
+	}
+	if c.MaxDecoders < 0 {
+		return fmt.Errorf("%w: MaxDecoders must be >= 0, got %d", ErrBadConfig, c.MaxDecoders)
+	}
+	if len(c.Args)%2 != 0 {
+		return fmt.Errorf("%w: Args must be flag/value pairs, got %d items", ErrBadConfig, len(c.Args))
+	}
+	for i := 0; i < len(c.Args); i += 2 {
+		if !strings.HasPrefix(c.Args[i], "-") {
+			return fmt.Errorf("%w: Args[%d]=%q is not a -flag", ErrBadConfig, i, c.Args[i])
+		}
+	}
+	for _, f := range hmmFiles {
+		if err := mustExist(filepath.Join(c.HMM, f)); err != nil {
+			return err
+		}
+	}
+	// PTM/semi models ship sendump; continuous ones mixture_weights.
+	if mustExist(filepath.Join(c.HMM, "sendump")) != nil {
+		if err := mustExist(filepath.Join(c.HMM, "mixture_weights")); err != nil {
+			return fmt.Errorf("%w (nor sendump)", err)
+		}
+	}
+	if c.Dict != "" {
+		if err := mustExist(c.Dict); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func mustExist(path string) error {
+	if _, err := os.Stat(path); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%w: %s", ErrModelMissing, path)
+		}
+		return fmt.Errorf("stt: model file %s: %w", path, err)
+	}
+	return nil
+}
+
+func (c Config) grammar() string {
+	if c.Grammar == "" {
+		return DefaultGrammar
+	}
+	return c.Grammar
+}
+
+func (c Config) maxDecoders() int {
+	if c.MaxDecoders > 0 {
+		return c.MaxDecoders
+	}
+	return runtime.GOMAXPROCS(0) * 4
+}
+
+// argv builds the pocketsphinx command line; no -lm, because the default LM costs 27 MB and 190 ms.
+func (c Config) argv(dictPath string) []string {
+	a := []string{
+		"-hmm", c.HMM,
+		"-dict", dictPath,
+		"-samprate", strconv.Itoa(SampleRate),
+		"-lw", strconv.FormatFloat(c.LW, 'g', -1, 64),
+		"-wip", strconv.FormatFloat(c.WIP, 'g', -1, 64),
+	}
+	if c.LogFile != "" {
+		a = append(a, "-logfn", c.LogFile)
+	}
+	return append(a, c.Args...)
+}

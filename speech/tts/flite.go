@@ -1,0 +1,153 @@
+package tts
+
+/*
+#cgo CFLAGS: -I/usr/include/flite
+#cgo LDFLAGS: -lflite_cmu_us_kal -lflite_cmu_us_kal16 -lflite_cmu_us_awb -lflite_cmu_us_rms -lflite_cmu_us_slt -lflite_usenglish -lflite_cmulex -lflite -lm
+#include <stdlib.h>
+#include <flite.h>
+
+// The voice libraries ship no headers; these are their entry points (flite 2.2 lang/cmu_us_*).
+cst_voice *register_cmu_us_kal(const char *voxdir);
+cst_voice *register_cmu_us_kal16(const char *voxdir);
+cst_voice *register_cmu_us_awb(const char *voxdir);
+cst_voice *register_cmu_us_rms(const char *voxdir);
+cst_voice *register_cmu_us_slt(const char *voxdir);
+
+static cst_voice *cf_register(int which) {
+	switch (which) {
+	case 0: return register_cmu_us_kal(NULL);
+	case 1: return register_cmu_us_kal16(NULL);
+	case 2: return register_cmu_us_awb(NULL);
+	case 3: return register_cmu_us_rms(NULL);
+	case 4: return register_cmu_us_slt(NULL);
+	}
+	return NULL;
+}
+
+// cf_sample_rate reads the rate register_* stored in the voice features.
+static int cf_sample_rate(cst_voice *v) {
+	return get_param_int(v->features, "sample_rate", 0);
+}
+
+// cf_synth is flite_text_to_wave without its copy_wave (which crashes when an utterance has no
+// wave): the caller copies *w and then deletes the returned utterance.
+static cst_utterance *cf_synth(const char *text, cst_voice *v, cst_wave **w) {
+	cst_utterance *u = flite_synth_text(text, v);
+	*w = u ? utt_wave(u) : NULL;
+	return u;
+}
+*/
+import "C"
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"unsafe"
+)
+
+// fliteIndex maps a flite voice name to its cf_register case.
+var fliteIndex = map[string]C.int{"kal": 0, "kal16": 1, "awb": 2, "rms": 3, "slt": 4}
+
+var (
+	fliteInitOnce sync.Once
+	// fliteMu guards registration: register_* and cmu_lex_init test-and-set C globals unlocked.
+	fliteMu     sync.Mutex
+	fliteVoices = map[string]*fliteVoice{}
+)
+
+// fliteVoice is one registered flite voice. register_cmu_us_* returns a per-process singleton, so
+// there is one C voice per name and every Flite(name) shares it.
+type fliteVoice struct {
+	name string
+	rate int
+	v    *C.cst_voice
+	mu   sync.Mutex // held during synthesis only when fliteSerial is set
+}
+
+// fliteSerial serialises synthesis per voice. Off: flite synthesis is re-entrant on a shared voice
+// (see README.md, "Thread safety"), so concurrent calls use both cores.
+var fliteSerial = false
+
+// Flite returns the flite voice "kal" (8 kHz), "kal16", "awb", "rms" or "slt" (16 kHz). The voice is
+// registered once per process and is safe for concurrent use.
+func Flite(name string) (Voice, error) {
+	idx, ok := fliteIndex[name]
+	if !ok {
+		return nil, fmt.Errorf("flite voice %q: %w", name, ErrUnknownVoice)
+	}
+	fliteInitOnce.Do(func() { C.flite_init() })
+	fliteMu.Lock()
+	defer fliteMu.Unlock()
+	if fv, ok := fliteVoices[name]; ok {
+		return fv, nil
+	}
+	cv := C.cf_register(idx)
+	if cv == nil {
+		return nil, fmt.Errorf("flite voice %q: register failed: %w", name, ErrSynthesis)
+	}
+	rate := int(C.cf_sample_rate(cv))
+	if rate <= 0 {
+		return nil, fmt.Errorf("flite voice %q: no sample rate: %w", name, ErrSynthesis)
+	}
+	fv := &fliteVoice{name: "flite:" + name, rate: rate, v: cv}
+	fliteVoices[name] = fv
+	return fv, nil
+}
+
+// Name returns "flite:NAME".
+func (f *fliteVoice) Name() string { return f.name }
+
+// Rate returns the voice's native sample rate.
+func (f *fliteVoice) Rate() int { return f.rate }
+
+// Synthesize speaks text as one utterance.
+func (f *fliteVoice) Synthesize(text string) ([]int16, error) {
+	text = strings.TrimSpace(text)
+	if !speakable(text) {
+		return nil, fmt.Errorf("%s: %w", f.name, ErrEmptyText)
+	}
+	if strings.IndexByte(text, 0) >= 0 {
+		return nil, fmt.Errorf("%s: text contains NUL: %w", f.name, ErrEmptyText)
+	}
+	ctext := C.CString(text)
+	defer C.free(unsafe.Pointer(ctext))
+	if fliteSerial {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+	}
+	var w *C.cst_wave
+	u := C.cf_synth(ctext, f.v, &w)
+	if u == nil {
+		return nil, fmt.Errorf("%s: synthesise %q: %w", f.name, text, ErrSynthesis)
+	}
+	defer C.delete_utterance(u)
+	if w == nil || w.num_samples <= 0 || w.samples == nil {
+		return nil, fmt.Errorf("%s: synthesise %q: no audio: %w", f.name, text, ErrSynthesis)
+	}
+	if w.num_channels != 1 || int(w.sample_rate) != f.rate {
+		return nil, fmt.Errorf("%s: synthesise %q: got %d ch at %d Hz, want mono at %d: %w",
+			f.name, text, int(w.num_channels), int(w.sample_rate), f.rate, ErrSynthesis)
+	}
+	n := int(w.num_samples)
+	out := make([]int16, n)
+	copy(out, unsafe.Slice((*int16)(unsafe.Pointer(w.samples)), n))
+	return out, nil
+}
+
+// SynthesizeStream speaks text clause by clause (see splitChunks), emitting each clause's audio
+// as soon as it is ready.
+func (f *fliteVoice) SynthesizeStream(ctx context.Context, text string, emit func([]int16) error) error {
+	return streamChunks(ctx, f, text, emit)
+}
+
+// speakable reports whether text has a letter or digit: flite makes no wave for bare punctuation.
+func speakable(text string) bool {
+	for _, r := range text {
+		if r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 0x7f {
+			return true
+		}
+	}
+	return false
+}
