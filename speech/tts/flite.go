@@ -30,8 +30,10 @@ static int cf_sample_rate(cst_voice *v) {
 }
 
 // cf_synth is flite_text_to_wave without its copy_wave (which crashes when an utterance has no
-// wave): the caller copies *w and then deletes the returned utterance.
-static cst_utterance *cf_synth(const char *text, cst_voice *v, cst_wave **w) {
+// wave): the caller copies *w and then deletes the returned utterance. A seed >= 0 reseeds libc
+// rand(), the noise source of clustergen's excitation (src/cg/cst_mlsa.c plus_or_minus_one).
+static cst_utterance *cf_synth(const char *text, cst_voice *v, int seed, cst_wave **w) {
+	if (seed >= 0) srand((unsigned)seed);
 	cst_utterance *u = flite_synth_text(text, v);
 	*w = u ? utt_wave(u) : NULL;
 	return u;
@@ -50,25 +52,35 @@ import (
 // fliteIndex maps a flite voice name to its cf_register case.
 var fliteIndex = map[string]C.int{"kal": 0, "kal16": 1, "awb": 2, "rms": 3, "slt": 4}
 
+// fliteClustergen marks the statistical-parametric voices, whose vocoder draws noise from libc
+// rand(); kal and kal16 are diphone voices and never call it.
+var fliteClustergen = map[string]bool{"awb": true, "rms": true, "slt": true}
+
+// cgSeed is the rand() seed every clustergen utterance starts from, so equal text gives equal audio.
+const cgSeed = 1
+
 var (
 	fliteInitOnce sync.Once
 	// fliteMu guards registration: register_* and cmu_lex_init test-and-set C globals unlocked.
 	fliteMu     sync.Mutex
 	fliteVoices = map[string]*fliteVoice{}
+	// cgMu holds libc's one rand() stream for a whole clustergen utterance, from srand to the
+	// last sample, so concurrent utterances cannot interleave their draws.
+	cgMu sync.Mutex
 )
 
 // fliteVoice is one registered flite voice. register_cmu_us_* returns a per-process singleton, so
 // there is one C voice per name and every Flite(name) shares it.
+//
+// Thread safety: flite synthesis is re-entrant on a shared voice (per-utterance state only;
+// checked under ThreadSanitizer with an instrumented flite, see README.md), so diphone voices run
+// unlocked on every core; clustergen voices serialise on cgMu, for determinism, not safety.
 type fliteVoice struct {
 	name string
 	rate int
+	cg   bool
 	v    *C.cst_voice
-	mu   sync.Mutex // held during synthesis only when fliteSerial is set
 }
-
-// fliteSerial serialises synthesis per voice. Off: flite synthesis is re-entrant on a shared voice
-// (see README.md, "Thread safety"), so concurrent calls use both cores.
-var fliteSerial = false
 
 // Flite returns the flite voice "kal" (8 kHz), "kal16", "awb", "rms" or "slt" (16 kHz). The voice is
 // registered once per process and is safe for concurrent use.
@@ -91,7 +103,7 @@ func Flite(name string) (Voice, error) {
 	if rate <= 0 {
 		return nil, fmt.Errorf("flite voice %q: no sample rate: %w", name, ErrSynthesis)
 	}
-	fv := &fliteVoice{name: "flite:" + name, rate: rate, v: cv}
+	fv := &fliteVoice{name: "flite:" + name, rate: rate, cg: fliteClustergen[name], v: cv}
 	fliteVoices[name] = fv
 	return fv, nil
 }
@@ -109,16 +121,18 @@ func (f *fliteVoice) Synthesize(text string) ([]int16, error) {
 		return nil, fmt.Errorf("%s: %w", f.name, ErrEmptyText)
 	}
 	if strings.IndexByte(text, 0) >= 0 {
-		return nil, fmt.Errorf("%s: text contains NUL: %w", f.name, ErrEmptyText)
+		return nil, fmt.Errorf("%s: %w", f.name, ErrBadText)
 	}
 	ctext := C.CString(text)
 	defer C.free(unsafe.Pointer(ctext))
-	if fliteSerial {
-		f.mu.Lock()
-		defer f.mu.Unlock()
+	seed := C.int(-1)
+	if f.cg {
+		cgMu.Lock()
+		defer cgMu.Unlock()
+		seed = cgSeed
 	}
 	var w *C.cst_wave
-	u := C.cf_synth(ctext, f.v, &w)
+	u := C.cf_synth(ctext, f.v, seed, &w)
 	if u == nil {
 		return nil, fmt.Errorf("%s: synthesise %q: %w", f.name, text, ErrSynthesis)
 	}
