@@ -20,14 +20,21 @@ const (
 // OpusEncoder encodes 20 ms mono frames at 48 kHz for VoIP. It is not safe
 // for concurrent use.
 type OpusEncoder struct {
-	enc *opus.Encoder
-	buf []byte
+	enc   *opus.Encoder
+	buf   []byte
+	frame int // samples per 20 ms at the encoder's input rate
 }
 
 // NewOpusEncoder returns a VoIP-mode mono encoder at bitrate bits/s with
 // complexity 5, a reasonable cost for many concurrent calls.
 func NewOpusEncoder(bitrate int) (*OpusEncoder, error) {
-	enc, err := opus.NewEncoder(OpusRate, 1, opus.AppVoIP)
+	return NewOpusEncoderRate(OpusRate, bitrate)
+}
+
+// NewOpusEncoderRate is NewOpusEncoder for input at another rate (8, 12, 16 or 24 kHz): libopus
+// takes it as it is, so a 16 kHz pipeline needs no resampler. Packets are the same RTP Opus.
+func NewOpusEncoderRate(rate, bitrate int) (*OpusEncoder, error) {
+	enc, err := opus.NewEncoder(rate, 1, opus.AppVoIP)
 	if err != nil {
 		return nil, fmt.Errorf("new opus encoder: %w", err)
 	}
@@ -37,7 +44,7 @@ func NewOpusEncoder(bitrate int) (*OpusEncoder, error) {
 	if err := enc.SetComplexity(defaultComplexity); err != nil {
 		return nil, fmt.Errorf("new opus encoder: complexity: %w", err)
 	}
-	return &OpusEncoder{enc: enc, buf: make([]byte, opusMaxPacket)}, nil
+	return &OpusEncoder{enc: enc, buf: make([]byte, opusMaxPacket), frame: rate / 50}, nil
 }
 
 // SetComplexity sets the encoder's CPU/quality trade-off, 0 to 10.
@@ -65,8 +72,8 @@ func (e *OpusEncoder) Encode(pcm []int16) ([]byte, error) {
 // EncodeTo compresses one 20 ms frame (exactly 960 samples) and appends the
 // packet to dst.
 func (e *OpusEncoder) EncodeTo(dst []byte, pcm []int16) ([]byte, error) {
-	if len(pcm) != opusFrame {
-		return dst, fmt.Errorf("opus encode: %d samples, want %d: %w", len(pcm), opusFrame, ErrFrameSize)
+	if len(pcm) != e.frame {
+		return dst, fmt.Errorf("opus encode: %d samples, want %d: %w", len(pcm), e.frame, ErrFrameSize)
 	}
 	n, err := e.enc.Encode(pcm, e.buf)
 	if err != nil {
@@ -78,17 +85,22 @@ func (e *OpusEncoder) EncodeTo(dst []byte, pcm []int16) ([]byte, error) {
 // OpusDecoder decodes mono Opus packets to 48 kHz PCM. It is not safe for
 // concurrent use.
 type OpusDecoder struct {
-	dec *opus.Decoder
-	pcm []int16
+	dec   *opus.Decoder
+	pcm   []int16
+	frame int
 }
 
 // NewOpusDecoder returns a mono decoder at 48 kHz.
-func NewOpusDecoder() (*OpusDecoder, error) {
-	dec, err := opus.NewDecoder(OpusRate, 1)
+func NewOpusDecoder() (*OpusDecoder, error) { return NewOpusDecoderRate(OpusRate) }
+
+// NewOpusDecoderRate decodes straight to another rate (8, 12, 16 or 24 kHz), cheaper than
+// decoding at 48 kHz and resampling.
+func NewOpusDecoderRate(rate int) (*OpusDecoder, error) {
+	dec, err := opus.NewDecoder(rate, 1)
 	if err != nil {
-		return nil, fmt.Errorf("new opus decoder: %w", err)
+		return nil, fmt.Errorf("new opus decoder at %d Hz: %w", rate, err)
 	}
-	return &OpusDecoder{dec: dec, pcm: make([]int16, opusMaxFrame)}, nil
+	return &OpusDecoder{dec: dec, pcm: make([]int16, rate/1000*120), frame: rate / 50}, nil
 }
 
 // Decode decodes one packet: 960 samples for the 20 ms packets this project
@@ -111,7 +123,7 @@ func (d *OpusDecoder) Decode(pkt []byte) ([]int16, error) {
 // only until the next call.
 func (d *OpusDecoder) DecodePLC() ([]int16, error) {
 	// The binding takes the frame length from cap, so cap it at 20 ms.
-	pcm := d.pcm[:opusFrame:opusFrame]
+	pcm := d.pcm[:d.frame:d.frame]
 	if err := d.dec.DecodePLC(pcm); err != nil {
 		return nil, fmt.Errorf("opus packet loss concealment: %w", err)
 	}

@@ -173,3 +173,39 @@ func BenchmarkOpusDecodeFrame(b *testing.B) {
 		i = (i + 1) % 50
 	}
 }
+
+func TestOpus16k(t *testing.T) {
+	enc, err := NewOpusEncoderRate(16000, 24000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := NewOpusDecoderRate(16000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := enc.Encode(make([]int16, 960)); err == nil {
+		t.Fatal("960 samples at 16 kHz accepted")
+	}
+	var energy float64
+	for i := 0; i < 10; i++ {
+		frame := make([]int16, 320)
+		for j := range frame {
+			frame[j] = int16(8000 * math.Sin(2*math.Pi*440*float64(i*320+j)/16000))
+		}
+		pkt, err := enc.Encode(frame)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := dec.Decode(pkt)
+		if err != nil || len(out) != 320 {
+			t.Fatalf("decode: %d samples, %v", len(out), err)
+		}
+		energy += RMS(out)
+	}
+	if energy < 1000 {
+		t.Fatalf("decoded 16 kHz tone is near silent (RMS sum %.0f)", energy)
+	}
+	if plc, err := dec.DecodePLC(); err != nil || len(plc) != 320 {
+		t.Fatalf("PLC: %d, %v", len(plc), err)
+	}
+}

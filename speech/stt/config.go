@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // DebianHMM is where the Debian package pocketsphinx-en-us installs the US English acoustic model.
@@ -53,7 +55,9 @@ type Config struct {
 	Grammar string
 	// MaxDecoders bounds the decoder pool (~6 MB each); 0 means GOMAXPROCS*4.
 	MaxDecoders int
-	// Args are extra pocketsphinx flag/value pairs applied last, e.g. {"-silprob", "0.1"}.
+	// MaxUtterance bounds one utterance (and so a Stream's buffer); 0 means DefaultMaxUtterance.
+	MaxUtterance time.Duration
+	// Args are extra pocketsphinx flag/value pairs, e.g. {"-silprob", "0.1"}; they override the fields.
 	Args []string
 	// LogFile receives pocketsphinx logs; "" disables them (they go to stderr otherwise).
 	LogFile string
@@ -84,6 +88,13 @@ func (c Config) validate() error {
 	}
 	if c.MaxDecoders < 0 {
 		return fmt.Errorf("%w: MaxDecoders must be >= 0, got %d", ErrBadConfig, c.MaxDecoders)
+	}
+	if c.MaxUtterance < 0 {
+		return fmt.Errorf("%w: MaxUtterance must be >= 0, got %v", ErrBadConfig, c.MaxUtterance)
+	}
+	// The JSGF lexer echoes unmatched input to stdout, so reject non-JSGF text before it.
+	if c.Grammar != "" && !strings.HasPrefix(strings.TrimSpace(c.Grammar), "#JSGF") {
+		return fmt.Errorf("%w: Grammar must be JSGF text starting with #JSGF", ErrBadConfig)
 	}
 	if len(c.Args)%2 != 0 {
 		return fmt.Errorf("%w: Args must be flag/value pairs, got %d items", ErrBadConfig, len(c.Args))
@@ -129,6 +140,17 @@ func (c Config) grammar() string {
 	return c.Grammar
 }
 
+// DefaultMaxUtterance is far longer than any digit phrase; a Stream buffers 32 KB per second.
+const DefaultMaxUtterance = 30 * time.Second
+
+func (c Config) maxSamples() int {
+	d := c.MaxUtterance
+	if d <= 0 {
+		d = DefaultMaxUtterance
+	}
+	return int(d.Seconds() * SampleRate)
+}
+
 func (c Config) maxDecoders() int {
 	if c.MaxDecoders > 0 {
 		return c.MaxDecoders
@@ -148,5 +170,13 @@ func (c Config) argv(dictPath string) []string {
 	if c.LogFile != "" {
 		a = append(a, "-logfn", c.LogFile)
 	}
-	return append(a, c.Args...)
+	// Args override flags set above: pocketsphinx rejects a repeated flag.
+	for i := 0; i+1 < len(c.Args); i += 2 {
+		if j := slices.Index(a, c.Args[i]); j >= 0 && j%2 == 0 {
+			a[j+1] = c.Args[i+1]
+		} else {
+			a = append(a, c.Args[i], c.Args[i+1])
+		}
+	}
+	return a
 }

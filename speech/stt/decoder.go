@@ -5,6 +5,8 @@ package stt
 #include <stdlib.h>
 #include <pocketsphinx.h>
 #include <sphinxbase/err.h>
+#include <sphinxbase/feat.h>
+#include <sphinxbase/cmn.h>
 
 // cgo cannot call the variadic cmd_ln_init, so the config is parsed from an argv array.
 static int stt_decoder_new(int argc, char **argv, const char *jsgf, ps_decoder_t **out) {
@@ -20,6 +22,29 @@ static int stt_decoder_new(int argc, char **argv, const char *jsgf, ps_decoder_t
 }
 
 static void stt_quiet(void) { err_set_logfp(NULL); }
+
+// Live CMN means persist across utterances; these save and restore them.
+static int stt_cmn_len(ps_decoder_t *ps) {
+	feat_t *f = ps_get_feat(ps);
+	return (f && f->cmn_struct) ? f->cmn_struct->veclen : 0;
+}
+static void stt_cmn_get(ps_decoder_t *ps, mfcc_t *out) { cmn_live_get(ps_get_feat(ps)->cmn_struct, out); }
+static void stt_cmn_set(ps_decoder_t *ps, const mfcc_t *v) { cmn_live_set(ps_get_feat(ps)->cmn_struct, v); }
+
+// stt_decode runs one whole utterance; full_utt=1 gives batch CMN over it, which is what
+// makes 8 kHz-sourced and non-default voices decode well.
+static int stt_decode(ps_decoder_t *ps, const mfcc_t *cmninit, const int16 *pcm, size_t n, const char **hyp) {
+	*hyp = NULL;
+	if (cmninit) stt_cmn_set(ps, cmninit);
+	if (ps_start_stream(ps) < 0) return 1; // resets the noise estimate kept between utterances
+	if (ps_start_utt(ps) < 0) return 2;
+	int rc = ps_process_raw(ps, pcm, n, 0, 1) < 0 ? 3 : 0;
+	if (ps_end_utt(ps) < 0) return 4;
+	if (rc) return rc;
+	int32 score;
+	*hyp = ps_get_hyp(ps, &score);
+	return 0;
+}
 */
 import "C"
 
@@ -31,6 +56,9 @@ import (
 
 // quietOnce silences sphinxbase's process-wide logger, which otherwise writes to stderr.
 var quietOnce sync.Once
+
+// quiet disables sphinxbase logging process-wide.
+func quiet() { C.stt_quiet() }
 
 // cArgv is a C argv kept alive for the model's lifetime, since sphinxbase may keep pointers into it.
 type cArgv struct {
@@ -61,7 +89,8 @@ func (a *cArgv) free() {
 
 // decoder owns one ps_decoder_t; it is used by one goroutine at a time (the pool enforces it).
 type decoder struct {
-	ps *C.ps_decoder_t
+	ps       *C.ps_decoder_t
+	initMean []C.mfcc_t // CMN prior at creation (-cmninit), restored per utterance
 }
 
 var newDecoderErrs = map[C.int]string{
@@ -78,38 +107,37 @@ func newDecoder(args *cArgv, grammar string) (*decoder, error) {
 	if rc := C.stt_decoder_new(args.argc, args.argv, cg, &ps); rc != 0 {
 		return nil, fmt.Errorf("%w: %s", ErrDecoder, newDecoderErrs[rc])
 	}
-	return &decoder{ps: ps}, nil
+	d := &decoder{ps: ps}
+	if n := C.stt_cmn_len(ps); n > 0 {
+		d.initMean = make([]C.mfcc_t, n)
+		C.stt_cmn_get(ps, &d.initMean[0])
+	}
+	return d, nil
 }
 
-func (d *decoder) start() error {
-	if C.ps_start_utt(d.ps) < 0 {
-		return fmt.Errorf("%w: ps_start_utt failed", ErrDecoder)
-	}
-	return nil
+var decodeErrs = map[C.int]string{
+	1: "ps_start_stream failed", 2: "ps_start_utt failed", 3: "ps_process_raw failed", 4: "ps_end_utt failed",
 }
 
-// process feeds samples; C only reads the slice during the call, so passing Go memory is allowed.
-func (d *decoder) process(pcm []int16) error {
-	if len(pcm) == 0 {
-		return nil
+// decode hears one utterance from a clean state, so results never depend on earlier calls.
+// The C side only reads pcm during the call, so passing Go memory is allowed.
+func (d *decoder) decode(pcm []int16) (string, error) {
+	var mean *C.mfcc_t
+	if d.initMean != nil {
+		mean = &d.initMean[0]
 	}
-	if C.ps_process_raw(d.ps, (*C.int16)(unsafe.Pointer(&pcm[0])), C.size_t(len(pcm)), 0, 0) < 0 {
-		return fmt.Errorf("%w: ps_process_raw failed", ErrDecoder)
+	var data *C.int16
+	if len(pcm) > 0 {
+		data = (*C.int16)(unsafe.Pointer(&pcm[0]))
 	}
-	return nil
-}
-
-// end closes the utterance and returns the grammar words heard, as digits.
-func (d *decoder) end() (string, error) {
-	if C.ps_end_utt(d.ps) < 0 {
-		return "", fmt.Errorf("%w: ps_end_utt failed", ErrDecoder)
+	var hyp *C.char
+	if rc := C.stt_decode(d.ps, mean, data, C.size_t(len(pcm)), &hyp); rc != 0 {
+		return "", fmt.Errorf("%w: %s", ErrDecoder, decodeErrs[rc])
 	}
-	var score C.int32
-	h := C.ps_get_hyp(d.ps, &score)
-	if h == nil {
+	if hyp == nil {
 		return "", nil
 	}
-	return wordsToDigits(C.GoString(h)), nil
+	return wordsToDigits(C.GoString(hyp)), nil
 }
 
 func (d *decoder) free() {
@@ -118,6 +146,3 @@ func (d *decoder) free() {
 		d.ps = nil
 	}
 }
-
-// quiet disables sphinxbase logging process-wide.
-func quiet() { C.stt_quiet() }

@@ -13,6 +13,8 @@ var (
 	ErrClosed = errors.New("stt: model closed")
 	// ErrStreamClosed means Feed or Finish was called after Finish or Close.
 	ErrStreamClosed = errors.New("stt: stream finished or closed")
+	// ErrTooLong means an utterance exceeded Config.MaxUtterance.
+	ErrTooLong = errors.New("stt: utterance too long")
 	// ErrHTTP means the transcription server answered with a non-2xx status.
 	ErrHTTP = errors.New("stt: transcription server error")
 )

@@ -1,0 +1,430 @@
+package agent
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/callfleet/callfleet/audio"
+	"github.com/callfleet/callfleet/speech/pool"
+	"github.com/callfleet/callfleet/wire/rtvi"
+	tw "github.com/callfleet/callfleet/wire/twilio"
+)
+
+// twClient is a minimal Twilio Media Streams client: it plays Twilio's side in real time.
+type twClient struct {
+	t         testing.TB
+	ws        *websocket.Conn
+	callSid   string
+	streamSid string
+	seq, n    int
+	start     time.Time
+
+	mu      sync.Mutex
+	agent   []int16 // agent audio at 8 kHz, in arrival order
+	first   time.Time
+	last    time.Time
+	marks   []string
+	clears  []time.Time
+	closed  chan struct{}
+	closeCE *websocket.CloseError
+}
+
+func dialTwilio(t testing.TB, base, callSid string) *twClient {
+	t.Helper()
+	u := "ws" + strings.TrimPrefix(base, "http") + "/twilio/ws"
+	ws, _, err := websocket.DefaultDialer.Dial(u, nil)
+	if err != nil {
+		t.Fatalf("dial %s: %v", u, err)
+	}
+	c := &twClient{t: t, ws: ws, callSid: callSid, streamSid: "MZ" + callSid, closed: make(chan struct{})}
+	t.Cleanup(func() { ws.Close() })
+	go c.read()
+	c.send(tw.AppendConnected(nil))
+	c.seq++
+	c.send(tw.AppendStart(nil, c.seq, tw.Start{StreamSID: c.streamSid, CallSID: callSid, AccountSID: "AC1"}))
+	c.start = time.Now()
+	return c
+}
+
+func (c *twClient) send(b []byte) {
+	if err := c.ws.WriteMessage(websocket.TextMessage, b); err != nil {
+		c.t.Logf("send: %v", err)
+	}
+}
+
+func (c *twClient) read() {
+	defer close(c.closed)
+	for {
+		_, data, err := c.ws.ReadMessage()
+		if err != nil {
+			var ce *websocket.CloseError
+			if errors.As(err, &ce) {
+				c.mu.Lock()
+				c.closeCE = ce
+				c.mu.Unlock()
+			}
+			return
+		}
+		m, err := tw.Decode(data)
+		if err != nil {
+			c.t.Errorf("agent sent an undecodable message: %v: %s", err, data)
+			continue
+		}
+		now := time.Now()
+		c.mu.Lock()
+		switch m.Event {
+		case tw.EventMedia:
+			mu, err := m.Audio()
+			if err != nil {
+				c.t.Errorf("agent media: %v", err)
+			}
+			if c.first.IsZero() {
+				c.first = now
+			}
+			c.last = now
+			c.agent = audio.MulawDecode(c.agent, mu)
+		case tw.EventMark:
+			c.marks = append(c.marks, m.Mark.Name)
+		case tw.EventClear:
+			c.clears = append(c.clears, now)
+		}
+		c.mu.Unlock()
+	}
+}
+
+// frame sends one 20 ms media message at its real-time slot and returns its send time.
+func (c *twClient) frame(mu []byte) time.Time {
+	due := c.start.Add(time.Duration(c.n) * 20 * time.Millisecond)
+	time.Sleep(time.Until(due))
+	c.seq++
+	c.n++
+	c.send(tw.AppendMedia(nil, c.streamSid, c.seq, c.n, int64(c.n*20), mu, tw.TrackInbound))
+	return time.Now()
+}
+
+var silence8k = make([]byte, 160)
+
+func init() {
+	for i := range silence8k {
+		silence8k[i] = 0xFF // mu-law zero
+	}
+}
+
+// say plays a clip and returns the send times of the frames holding its first and last voiced sample.
+func (c *twClient) say(clip *pool.Clip) (first, last time.Time) {
+	for i, f := range clip.Mulaw {
+		at := c.frame(f)
+		if i == clip.StartFrame() {
+			first = at
+		}
+		if i == clip.EndFrame() {
+			last = at
+		}
+	}
+	return first, last
+}
+
+func (c *twClient) silence(d time.Duration) {
+	for end := time.Now().Add(d); time.Now().Before(end); {
+		c.frame(silence8k)
+	}
+}
+
+// waitReply plays silence until the agent has spoken and then been quiet for quiet.
+func (c *twClient) waitReply(quiet, limit time.Duration) bool {
+	end := time.Now().Add(limit)
+	for time.Now().Before(end) {
+		c.frame(silence8k)
+		c.mu.Lock()
+		done := !c.first.IsZero() && time.Since(c.last) > quiet
+		c.mu.Unlock()
+		if done {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *twClient) agentAudio16k() []int16 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return audio.Resample(c.agent, 8000, 16000)
+}
+
+func (c *twClient) stop() {
+	c.seq++
+	c.send(tw.AppendStop(nil, c.streamSid, c.seq, "AC1", c.callSid))
+}
+
+// sse collects the RTVI messages of a call from GET /calls/{id}/events.
+type sse struct {
+	mu   sync.Mutex
+	msgs []rtvi.Message
+	at   []time.Time
+}
+
+func subscribe(t testing.TB, ctx context.Context, base, id string) *sse {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/calls/"+url.PathEscape(id)+"/events", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("events: %v", err)
+	}
+	s := &sse{}
+	go func() {
+		defer resp.Body.Close()
+		r := rtvi.NewSSEReader(bufio.NewReader(resp.Body))
+		for {
+			m, err := r.Next()
+			if err != nil {
+				return
+			}
+			s.mu.Lock()
+			s.msgs = append(s.msgs, m)
+			s.at = append(s.at, time.Now())
+			s.mu.Unlock()
+		}
+	}()
+	return s
+}
+
+func (s *sse) finals() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, m := range s.msgs {
+		if m.Type == rtvi.TypeUserTranscription {
+			if text, final, err := m.Transcription(); err == nil && final {
+				out = append(out, text)
+			}
+		}
+	}
+	return out
+}
+
+func (s *sse) has(typ string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, m := range s.msgs {
+		if m.Type == typ {
+			return true
+		}
+	}
+	return false
+}
+
+func TestTwilioTurn(t *testing.T) {
+	model, p := fixtures(t)
+	dir := t.TempDir()
+	cfg := DefaultConfig()
+	cfg.RecordDir = dir
+	_, hs := startAgent(t, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ev := subscribe(t, ctx, hs.URL, "CA-turn")
+	c := dialTwilio(t, hs.URL, "CA-turn")
+	clip := p.Clip(0)
+	c.silence(200 * time.Millisecond)
+	_, end := c.say(clip)
+	if !c.waitReply(1200*time.Millisecond, 8*time.Second) {
+		t.Fatal("no reply within 8 s")
+	}
+	c.mu.Lock()
+	wait := c.first.Sub(end)
+	marks := append([]string(nil), c.marks...)
+	c.mu.Unlock()
+	c.stop()
+	<-c.closed
+
+	if got := ev.finals(); len(got) != 1 || got[0] != clip.Digits {
+		t.Errorf("server transcripts %q, want [%q]", got, clip.Digits)
+	}
+	heard, err := model.Transcribe(ctx, c.agentAudio16k())
+	if err != nil || heard != clip.Digits {
+		t.Errorf("reply heard as %q (%v), want %q", heard, err, clip.Digits)
+	}
+	if len(marks) != 1 {
+		t.Errorf("marks %q, want one after the reply", marks)
+	}
+	for _, typ := range []string{rtvi.TypeUserStartedSpeaking, rtvi.TypeUserStoppedSpeaking, rtvi.TypeBotStartedSpeaking, rtvi.TypeBotStoppedSpeaking} {
+		if !ev.has(typ) {
+			t.Errorf("no %s event", typ)
+		}
+	}
+	// The end-of-turn wait is 1.5 s of silence as the VAD sees it; it hears a word's fading end as
+	// silence already, so the reply comes a little sooner after the clip's last voiced sample.
+	if wait < 1100*time.Millisecond || wait > 2500*time.Millisecond {
+		t.Errorf("speech end to reply %v, want about 1.5 s", wait)
+	}
+	t.Logf("speech end to first reply audio: %v", wait)
+	checkRecording(t, model, filepath.Join(dir, "CA-turn.wav"), clip.Digits)
+}
+
+func checkRecording(t *testing.T, model interface {
+	Transcribe(context.Context, []int16) (string, error)
+}, path, digits string) {
+	t.Helper()
+	rec, err := audio.ReadWAVFile(path)
+	if err != nil {
+		t.Fatalf("recording: %v", err)
+	}
+	if rec.Rate != 16000 || rec.Channels != 2 {
+		t.Fatalf("recording is %d Hz %d ch, want 16000 Hz stereo", rec.Rate, rec.Channels)
+	}
+	left := make([]int16, len(rec.Samples)/2)
+	right := make([]int16, len(left))
+	for i := range left {
+		left[i], right[i] = rec.Samples[2*i], rec.Samples[2*i+1]
+	}
+	for _, ch := range []struct {
+		name string
+		pcm  []int16
+	}{{"caller (left)", left}, {"agent (right)", right}} {
+		got, err := model.Transcribe(context.Background(), ch.pcm)
+		if err != nil || got != digits {
+			t.Errorf("recording %s heard as %q (%v), want %q", ch.name, got, err, digits)
+		}
+	}
+}
+
+func TestTwilioRefusedPastMaxCalls(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MaxCalls = 1
+	srv, hs := startAgent(t, cfg)
+	first := dialTwilio(t, hs.URL, "CA-1")
+	deadline := time.Now().Add(5 * time.Second)
+	for srv.Live() != 1 && time.Now().Before(deadline) {
+		first.frame(silence8k)
+	}
+	second := dialTwilio(t, hs.URL, "CA-2")
+	select {
+	case <-second.closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("second call not refused")
+	}
+	second.mu.Lock()
+	ce := second.closeCE
+	second.mu.Unlock()
+	if ce == nil || ce.Code != websocket.CloseTryAgainLater {
+		t.Fatalf("refusal close = %v, want 1013", ce)
+	}
+	first.frame(silence8k)
+	select {
+	case <-first.closed:
+		t.Fatal("the live call was disturbed by the refusal")
+	default:
+	}
+	if srv.Live() != 1 {
+		t.Fatalf("live = %d", srv.Live())
+	}
+	first.stop()
+	<-first.closed
+}
+
+func TestTwilioBadInput(t *testing.T) {
+	srv, hs := startAgent(t, DefaultConfig())
+	c := dialTwilio(t, hs.URL, "CA-bad")
+	for _, msg := range []string{
+		`{not json`,
+		`{"event":"party"}`,
+		`{"event":"media","streamSid":"MZCA-bad","media":{"payload":"***"}}`,
+		`{"event":"media","streamSid":"MZCA-bad"}`,
+		`[]`, ``, `null`,
+	} {
+		c.send([]byte(msg))
+	}
+	c.frame(silence8k)
+	c.frame(silence8k)
+	select {
+	case <-c.closed:
+		t.Fatal("bad messages closed the call")
+	default:
+	}
+	big := strings.Repeat("x", 70<<10)
+	c.send([]byte(`{"event":"media","media":{"payload":"` + big + `"}}`))
+	select {
+	case <-c.closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("oversize message did not close the call")
+	}
+	waitLive(t, srv, 0)
+	// Media before start: counted and ignored, then the call still starts.
+	ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(hs.URL, "http")+"/twilio/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	ws.WriteMessage(websocket.TextMessage, tw.AppendMedia(nil, "MZx", 1, 1, 20, silence8k, tw.TrackInbound))
+	ws.WriteMessage(websocket.TextMessage, tw.AppendStart(nil, 2, tw.Start{StreamSID: "MZx", CallSID: "CAx"}))
+	waitLive(t, srv, 1)
+	ws.Close()
+	waitLive(t, srv, 0)
+}
+
+func waitLive(t testing.TB, srv *Server, n int) {
+	t.Helper()
+	deadline := time.Now().Add(40 * time.Second)
+	for srv.Live() != n {
+		if time.Now().After(deadline) {
+			t.Fatalf("live calls %d, want %d", srv.Live(), n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestTwiMLSignature(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.TwilioAuthToken = "secret"
+	_, hs := startAgent(t, cfg)
+	form := url.Values{"CallSid": {"CA9"}, "From": {"+1555"}}
+	for _, tc := range []struct {
+		name string
+		sig  string
+		want int
+	}{
+		{"valid", tw.Signature("secret", hs.URL+"/twiml", form), http.StatusOK},
+		{"wrong", tw.Signature("other", hs.URL+"/twiml", form), http.StatusForbidden},
+		{"missing", "", http.StatusForbidden},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, hs.URL+"/twiml", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if tc.sig != "" {
+			req.Header.Set(tw.SignatureHeader, tc.sig)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body [512]byte
+		n, _ := resp.Body.Read(body[:])
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s: status %d, want %d", tc.name, resp.StatusCode, tc.want)
+		}
+		if tc.want == http.StatusOK {
+			u, _, err := tw.ParseStreamURL(body[:n])
+			if err != nil || !strings.HasSuffix(u, "/twilio/ws") || !strings.HasPrefix(u, "ws://") {
+				t.Errorf("stream url %q, %v", u, err)
+			}
+		}
+	}
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fixModel != nil {
+		fixModel.Close()
+	}
+	os.Exit(code)
+}

@@ -1,0 +1,135 @@
+//go:build sweep
+
+package stt
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestSweep prints exact-match accuracy per decoder setting, voice and channel; DefaultConfig
+// comes from its best row. Run: go test -tags 'nolibopusfile sweep' -run TestSweep -v ./speech/stt/
+
+var sweepVoices = []string{"rms", "slt", "awb", "kal16", "espeak"}
+
+const anyDigitsGrammar = `#JSGF V1.0;
+grammar digits;
+public <digits> = <d>+;
+<d> = zero | oh | one | two | three | four | five | six | seven | eight | nine;
+`
+
+type sweepCase struct {
+	name string
+	cfg  Config
+}
+
+type utterance struct {
+	voice  string
+	ch     channel
+	digits string
+	pcm    []int16
+}
+
+func sweepCases() []sweepCase {
+	var cs []sweepCase
+	for _, lw := range []float64{1, 2, 4, 6} {
+		for _, wip := range []float64{1e-2, 1e-4, 1e-6} {
+			c := DefaultConfig()
+			c.LW, c.WIP = lw, wip
+			cs = append(cs, sweepCase{fmt.Sprintf("lw=%g wip=%g", lw, wip), c})
+		}
+	}
+	extra := func(name string, f func(*Config)) {
+		c := DefaultConfig()
+		f(&c)
+		cs = append(cs, sweepCase{name, c})
+	}
+	extra("lw=2 wip=1e-4, any-length grammar", func(c *Config) { c.Grammar = anyDigitsGrammar })
+	for _, a := range [][]string{
+		{"-silprob", "0.05"}, {"-silprob", "0.5"}, {"-fillprob", "1e-4"}, {"-fillprob", "1e-2"},
+		{"-remove_noise", "no"}, {"-remove_silence", "no"}, {"-dither", "yes"},
+		{"-beam", "1e-60", "-wbeam", "1e-50"},
+	} {
+		extra("lw=2 wip=1e-4, "+strings.Join(a, " "), func(c *Config) { c.Args = a })
+	}
+	return cs
+}
+
+func TestSweep(t *testing.T) {
+	phrases := randomPhrases(2024, 60)
+	var utts []utterance
+	for _, v := range sweepVoices {
+		for _, ch := range []channel{wideband, phone} {
+			for _, p := range phrases {
+				utts = append(utts, utterance{v, ch, p.digits, synth(t, v, p.text, ch)})
+			}
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n| setting | %s | 16k | 8k-ulaw | all | empty |\n|---|", strings.Join(sweepVoices, " | "))
+	b.WriteString(strings.Repeat("---|", len(sweepVoices)+4) + "\n")
+	for _, sc := range sweepCases() {
+		ok, empty := sweepRun(t, sc.cfg, utts)
+		row := func(keep func(utterance) bool) string {
+			n, k := 0, 0
+			for i, u := range utts {
+				if keep(u) {
+					n++
+					if ok[i] {
+						k++
+					}
+				}
+			}
+			return fmt.Sprintf("%.1f", 100*float64(k)/float64(n))
+		}
+		fmt.Fprintf(&b, "| %s |", sc.name)
+		for _, v := range sweepVoices {
+			fmt.Fprintf(&b, " %s |", row(func(u utterance) bool { return u.voice == v }))
+		}
+		fmt.Fprintf(&b, " %s | %s | %s | %d |\n",
+			row(func(u utterance) bool { return u.ch == wideband }),
+			row(func(u utterance) bool { return u.ch == phone }),
+			row(func(utterance) bool { return true }), empty)
+	}
+	t.Log(b.String())
+}
+
+// sweepRun decodes every utterance with cfg and reports which were exact and how many were empty.
+func sweepRun(t *testing.T, cfg Config, utts []utterance) (ok []bool, empty int) {
+	cfg.MaxDecoders = runtime.GOMAXPROCS(0)
+	m, err := Load(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	ok = make([]bool, len(utts))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range cfg.MaxDecoders {
+		wg.Go(func() {
+			for i := range next {
+				got, err := m.Transcribe(context.Background(), utts[i].pcm)
+				if err != nil {
+					t.Error(err)
+				}
+				mu.Lock()
+				ok[i] = got == utts[i].digits
+				if got == "" {
+					empty++
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	for i := range utts {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return ok, empty
+}
