@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -97,6 +98,8 @@ type twilioCall struct {
 	wbuf []byte
 	down *audio.Resampler // 16 kHz agent audio -> 8 kHz
 	mu   []byte
+
+	ending atomic.Bool // the agent is ending the call: the read deadline no longer moves
 }
 
 var _ pipeline.Output = (*twilioCall)(nil)
@@ -124,16 +127,24 @@ func (tc *twilioCall) run() error {
 	ctx, cancel := context.WithCancel(tc.s.ctx)
 	defer cancel()
 	runErr := make(chan error, 1)
-	go func() { runErr <- call.Run(ctx) }()
+	go func() {
+		err := call.Run(ctx)
+		// The agent ends the call (idle guard, shutdown): say so, and unblock the reader once the
+		// caller has answered the close or a moment has passed.
+		switch {
+		case errors.Is(err, pipeline.ErrIdle):
+			tc.close(websocket.CloseNormalClosure, "idle")
+		case tc.s.ctx.Err() != nil:
+			tc.close(websocket.CloseGoingAway, "agent shutting down")
+		}
+		tc.ending.Store(true)
+		tc.ws.SetReadDeadline(time.Now().Add(2 * time.Second))
+		runErr <- err
+	}()
 	readErr := tc.read(call)
 	cancel()
 	err = <-runErr
-	switch {
-	case errors.Is(err, pipeline.ErrIdle):
-		tc.close(websocket.CloseNormalClosure, "idle")
-	case tc.s.ctx.Err() != nil:
-		tc.close(websocket.CloseGoingAway, "agent shutting down")
-	default:
+	if !errors.Is(err, pipeline.ErrIdle) && tc.s.ctx.Err() == nil {
 		tc.close(websocket.CloseNormalClosure, "")
 	}
 	if readErr != nil && !errors.Is(readErr, errStopped) {
@@ -180,10 +191,13 @@ func (tc *twilioCall) read(call *pipeline.Call) error {
 	var pcm8 []int16
 	var pending []int16
 	for {
-		tc.ws.SetReadDeadline(time.Now().Add(twilioReadTimeout))
+		if !tc.ending.Load() {
+			tc.ws.SetReadDeadline(time.Now().Add(twilioReadTimeout))
+		}
 		_, data, err := tc.ws.ReadMessage()
 		if err != nil {
-			if tc.s.ctx.Err() != nil {
+			var ce *websocket.CloseError
+			if tc.s.ctx.Err() != nil || errors.As(err, &ce) {
 				return nil
 			}
 			return fmt.Errorf("read: %w", err)

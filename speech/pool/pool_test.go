@@ -170,3 +170,25 @@ func abs(x int) int {
 	}
 	return x
 }
+
+// The committed fixture folder (make fixtures) is what --voices DIR reads.
+func TestRecordingsFixture(t *testing.T) {
+	r, err := LoadRecordings(filepath.Join("..", "..", "fixtures", "voices", "espeak-en-us"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	takes := r.Digits()
+	if len(takes) != 10 || takes["zero"] != 2 || takes["one"] != 1 {
+		t.Fatalf("takes per digit: %v", takes)
+	}
+	p, err := Build(context.Background(), r, Options{Size: 3, Seed: 4, Codecs: []Codec{CodecMulaw}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < p.Len(); i++ {
+		c := p.Clip(i)
+		if c.Voiced() < time.Duration(len(c.Digits))*150*time.Millisecond {
+			t.Errorf("%q voiced for only %v", c.Digits, c.Voiced())
+		}
+	}
+}
