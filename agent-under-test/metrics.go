@@ -10,16 +10,16 @@ import (
 // metrics are the agent's Prometheus series; each Server has its own registry so several agents
 // can live in one test process.
 type metrics struct {
-	reg        *prometheus.Registry
-	active     *prometheus.GaugeVec
-	calls      *prometheus.CounterVec
-	turns      prometheus.Counter
-	eotToText  prometheus.Histogram
-	textToTTS  prometheus.Histogram
-	bargeIns   prometheus.Counter
-	refusals   *prometheus.CounterVec
-	idle       *prometheus.CounterVec
-	badInput   *prometheus.CounterVec
+	reg       *prometheus.Registry
+	active    *prometheus.GaugeVec
+	calls     *prometheus.CounterVec
+	turns     prometheus.Counter
+	eotToText prometheus.Histogram
+	textToTTS prometheus.Histogram
+	bargeIns  prometheus.Counter
+	refusals  *prometheus.CounterVec
+	idle      *prometheus.CounterVec
+	badInput  *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
