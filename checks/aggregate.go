@@ -1,0 +1,93 @@
+package checks
+
+import (
+	"github.com/callfleet/callfleet/callers"
+)
+
+// Playout sums a step's playout model: underruns over agent audio, and the longest gap heard.
+type Playout struct {
+	Underruns  int        `json:"underruns"`
+	AgentAudio callers.Ms `json:"agent_audio"`
+	LongestGap callers.Ms `json:"longest_gap"`
+}
+
+// PlayoutOf sums the playout figures of turns.
+func PlayoutOf(turns []callers.Turn) Playout {
+	var p Playout
+	for _, t := range turns {
+		p.Underruns += t.Underruns
+		p.AgentAudio += t.AgentAudio
+		p.LongestGap = max(p.LongestGap, t.LongestGap)
+	}
+	return p
+}
+
+// PerMin is underruns per minute of agent audio; false when there was no agent audio.
+func (p Playout) PerMin() (float64, bool) {
+	if p.AgentAudio <= 0 {
+		return 0, false
+	}
+	return float64(p.Underruns) / (float64(p.AgentAudio) / 60000), true
+}
+
+// Generator is the load generator's health over a step. Lateness figures are over turns' own
+// send-lateness p99 (the p99 of p99s, not the max, so one hiccup does not condemn a step), and
+// the max of their maxima.
+type Generator struct {
+	LatenessP50 callers.Ms `json:"lateness_p50"`
+	LatenessP99 callers.Ms `json:"lateness_p99"`
+	LatenessMax callers.Ms `json:"lateness_max"`
+	CPU         float64    `json:"cpu"` // fraction of the generator's cores in use, from the controller
+	Bound       bool       `json:"generator_bound"`
+	Why         []string   `json:"why,omitempty"`
+}
+
+// GeneratorOf judges the generator of a step from its turns and its CPU fraction.
+func GeneratorOf(turns []callers.Turn, cpu float64, th Thresholds) Generator {
+	p99s := make([]float64, 0, len(turns))
+	var worst callers.Ms
+	for _, t := range turns {
+		p99s = append(p99s, float64(t.LatenessP99))
+		worst = max(worst, t.LatenessMax)
+	}
+	s := Summarize(p99s)
+	g := Generator{LatenessP50: s.P50, LatenessP99: s.P99, LatenessMax: worst, CPU: cpu}
+	if limit := callers.D(th.MaxLatenessP99); s.P99 > limit {
+		g.Why = append(g.Why, "send lateness p99 "+FormatMs(s.P99)+" > "+FormatMs(limit))
+	}
+	if cpu >= th.MaxGeneratorCPU {
+		g.Why = append(g.Why, "generator CPU "+FormatPct(cpu)+" >= "+FormatPct(th.MaxGeneratorCPU))
+	}
+	g.Bound = len(g.Why) > 0
+	return g
+}
+
+// answers counts calls that got no reply audio at all, and turns that got none (cancelled turns
+// aside: the run, not the agent, cut them short).
+func answers(turns []callers.Turn, calls []callers.CallResult) (silentCalls, silentTurns int) {
+	replied := map[int]bool{}
+	for _, t := range turns {
+		if t.Marks.ReplyStart != nil {
+			replied[t.Call] = true
+		} else if errorReason(t) != ReasonCancelled {
+			silentTurns++
+		}
+	}
+	for _, c := range calls {
+		if c.Connected && !replied[c.Call] {
+			silentCalls++
+		}
+	}
+	return silentCalls, silentTurns
+}
+
+// Understood counts the understood turns.
+func Understood(turns []callers.Turn) int {
+	n := 0
+	for _, t := range turns {
+		if Turn(t).Understood {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,203 @@
+package report
+
+import (
+	"time"
+
+	"github.com/callfleet/callfleet/callers"
+	"github.com/callfleet/callfleet/checks"
+)
+
+// Schema names this report format; a change that breaks readers bumps it.
+const Schema = "callfleet.report/v1"
+
+// Report is the record of one run: plain data, written as report.json.
+type Report struct {
+	Schema        string          `json:"schema"`
+	Config        RunConfig       `json:"config"`
+	Machine       Machine         `json:"machine"`
+	Started       time.Time       `json:"started,omitzero"`
+	Ended         time.Time       `json:"ended,omitzero"`
+	ChecksApplied []string        `json:"checks_applied"` // turn checks applied to at least one turn
+	Steps         []Step          `json:"steps"`
+	Capacity      checks.Capacity `json:"capacity"`
+	TurnsFile     string          `json:"turns_file"` // the per-turn records, relative to report.json
+}
+
+// RunConfig is what the run was told to do.
+type RunConfig struct {
+	Target       string            `json:"target"`
+	Transport    string            `json:"transport"`
+	Steps        []int             `json:"steps"` // N of each step
+	StepDuration callers.Ms        `json:"step_duration"`
+	Ramp         callers.Ms        `json:"ramp"`
+	Warmup       callers.Ms        `json:"warmup"`
+	Seed         uint64            `json:"seed"`
+	Thresholds   checks.Thresholds `json:"thresholds"`
+	Extra        map[string]string `json:"extra,omitempty"` // anything else worth keeping: scenario, shard, build
+}
+
+// Step is one step's aggregates and verdict.
+type Step struct {
+	Index        int                       `json:"index"` // 1-based, in run order
+	N            int                       `json:"n"`
+	Start        time.Time                 `json:"start,omitzero"` // the measured window
+	End          time.Time                 `json:"end,omitzero"`
+	Calls        int                       `json:"calls"`
+	Connected    int                       `json:"connected"`
+	Answered     int                       `json:"answered"` // calls with reply audio in at least one turn
+	Clean        int                       `json:"clean"`
+	Turns        TurnCounts                `json:"turns"`
+	Failures     map[string]int            `json:"failures,omitempty"`      // failed turns by reason
+	CallFailures map[string]int            `json:"call_failures,omitempty"` // unclean calls by reason
+	Cross        checks.Cross              `json:"cross"`
+	Latency      map[string]checks.Summary `json:"latency"` // by checks.Metric name, ms
+	Playout      checks.Playout            `json:"playout"`
+	// UnderrunsPerMin is per minute of agent audio; nil when there was none.
+	UnderrunsPerMin    *float64           `json:"underruns_per_min,omitempty"`
+	AgentCPUMilli      *float64           `json:"agent_cpu_milli_per_conv,omitempty"` // thousandths of a core per conversation
+	AgentRSSMiBPerCall *float64           `json:"agent_rss_mib_per_call,omitempty"`
+	Generator          checks.Generator   `json:"generator"`
+	Verdict            checks.StepVerdict `json:"verdict"`
+}
+
+// TurnCounts counts a step's turns.
+type TurnCounts struct {
+	Total      int `json:"total"`
+	Understood int `json:"understood"`
+	Failed     int `json:"failed"`
+}
+
+// StepData is what the controller hands over for one step: the records it counts (those inside
+// the measured window), agent resources scraped from /metrics when it has them, and the
+// generator's CPU as a fraction of its cores.
+type StepData struct {
+	N                  int
+	Turns              []callers.Turn
+	Calls              []callers.CallResult
+	AgentCPUMilli      *float64
+	AgentRSSMiBPerCall *float64
+	GeneratorCPU       float64
+	Window             [2]time.Time
+}
+
+// Build aggregates the steps, judges them with th and finds the capacity. It fills Machine from
+// the host it runs on (ThisMachine); Started and Ended span the steps' windows.
+func Build(cfg RunConfig, steps []StepData, th checks.Thresholds) *Report {
+	inputs := make([]checks.StepInput, len(steps))
+	for i, d := range steps {
+		inputs[i] = checks.StepInput{N: d.N, Turns: d.Turns, Calls: d.Calls, GeneratorCPU: d.GeneratorCPU}
+	}
+	verdicts, capacity := checks.Steps(inputs, th)
+	cfg.Thresholds = th
+	r := &Report{
+		Schema:        Schema,
+		Config:        cfg,
+		Machine:       ThisMachine(),
+		ChecksApplied: []string{},
+		Steps:         make([]Step, len(steps)),
+		Capacity:      capacity,
+		TurnsFile:     TurnsFileName,
+	}
+	applied := map[string]bool{}
+	for i, d := range steps {
+		r.Steps[i] = buildStep(i+1, d, verdicts[i], th, applied)
+		r.Started, r.Ended = span(r.Started, r.Ended, d.Window)
+	}
+	for _, c := range []string{checks.CheckServerTranscript, checks.CheckCallerTranscription} {
+		if applied[c] {
+			r.ChecksApplied = append(r.ChecksApplied, c)
+		}
+	}
+	return r
+}
+
+// buildStep aggregates one step; applied collects the checks its turns used.
+func buildStep(index int, d StepData, v checks.StepVerdict, th checks.Thresholds, applied map[string]bool) Step {
+	s := Step{
+		Index: index, N: d.N, Start: d.Window[0], End: d.Window[1],
+		Calls:              len(d.Calls),
+		Latency:            map[string]checks.Summary{},
+		Playout:            checks.PlayoutOf(d.Turns),
+		AgentCPUMilli:      d.AgentCPUMilli,
+		AgentRSSMiBPerCall: d.AgentRSSMiBPerCall,
+		Generator:          checks.GeneratorOf(d.Turns, d.GeneratorCPU, th),
+		Verdict:            v,
+	}
+	if rate, ok := s.Playout.PerMin(); ok {
+		s.UnderrunsPerMin = &rate
+	}
+	byCall := tallyTurns(&s, d.Turns, applied)
+	tallyCalls(&s, d.Calls, byCall)
+	for _, m := range checks.Metrics() {
+		s.Latency[m.String()] = checks.Summarize(checks.Samples(m, d.Turns, d.Calls))
+	}
+	return s
+}
+
+// tallyTurns counts turn verdicts into s and groups the turns by call.
+func tallyTurns(s *Step, turns []callers.Turn, applied map[string]bool) map[int][]callers.Turn {
+	byCall := map[int][]callers.Turn{}
+	for _, t := range turns {
+		byCall[t.Call] = append(byCall[t.Call], t)
+		v := checks.Turn(t)
+		for _, a := range v.Applied {
+			applied[a] = true
+		}
+		s.Cross.Add(v)
+		s.Turns.Total++
+		if v.Understood {
+			s.Turns.Understood++
+			continue
+		}
+		s.Turns.Failed++
+		s.Failures = inc(s.Failures, v.Reason.String())
+	}
+	return byCall
+}
+
+// tallyCalls counts connected, answered and clean calls into s.
+func tallyCalls(s *Step, calls []callers.CallResult, byCall map[int][]callers.Turn) {
+	for _, c := range calls {
+		turns := byCall[c.Call]
+		if c.Connected {
+			s.Connected++
+		}
+		if answered(turns) {
+			s.Answered++
+		}
+		v := checks.Call(c, turns)
+		if v.Clean {
+			s.Clean++
+		} else {
+			s.CallFailures = inc(s.CallFailures, v.Reason.String())
+		}
+	}
+}
+
+func answered(turns []callers.Turn) bool {
+	for _, t := range turns {
+		if t.Marks.ReplyStart != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func inc(m map[string]int, k string) map[string]int {
+	if m == nil {
+		m = map[string]int{}
+	}
+	m[k]++
+	return m
+}
+
+// span widens [start, end] to cover w, ignoring zero times.
+func span(start, end time.Time, w [2]time.Time) (time.Time, time.Time) {
+	if !w[0].IsZero() && (start.IsZero() || w[0].Before(start)) {
+		start = w[0]
+	}
+	if !w[1].IsZero() && w[1].After(end) {
+		end = w[1]
+	}
+	return start, end
+}

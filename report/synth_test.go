@@ -1,0 +1,126 @@
+package report
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/callfleet/callfleet/callers"
+	"github.com/callfleet/callfleet/checks"
+	"github.com/callfleet/callfleet/speech"
+)
+
+// The synthetic run behind the golden files: four steps shaped like the seeds. N=1 and N=2 are
+// clean; N=4 has 2 underruns in 1 minute of agent audio; N=8 is generator_bound (send lateness),
+// slower, and has a late transcript, an underrun-garbled reply, a wrong transcript and a hang-up.
+
+var synthStart = time.Date(2026, 10, 8, 15, 55, 0, 0, time.UTC)
+
+func ms(v float64) *callers.Ms { m := callers.Ms(v); return &m }
+
+func f64(v float64) *float64 { return &v }
+
+// synthTurn is turn i of call c in a step of n calls: understood, with latencies that vary
+// deterministically and grow with n.
+func synthTurn(step, n, c, i int, wall time.Time, channel bool) callers.Turn {
+	phrase := fmt.Sprintf("%05d", (c*7919+i*104729+step*31)%100000)[:4+(c+i)%2]
+	start := 2000 + float64(i)*8000
+	end := start + 2600 + float64((c*7+i*3)%10)*20
+	tr := end + 700 + 15*float64(n) + float64((c*13+i*7)%10)*12
+	reply := tr + 180 + 20*float64(n) + float64((c*11+i*5)%10)*15
+	t := callers.Turn{
+		Schema: callers.Schema, Call: c, CallID: fmt.Sprintf("CA%04d", c), Step: step, Turn: i,
+		Transport: "twilio", Phrase: phrase, Voice: "slt",
+		Wall: wall.Add(time.Duration(start) * time.Millisecond),
+		Marks: callers.Marks{SpeechStart: ms(start), SpeechEnd: ms(end), Transcript: ms(tr),
+			ReplyStart: ms(reply), ReplyEnd: ms(reply + 2400)},
+		TranscriptChannel: channel,
+		Heard:             speech.Words(phrase),
+		Replies:           1,
+		AgentAudio:        3000,
+		LongestGap:        callers.Ms(20 + (c+i)%3*10),
+		LatenessP99:       callers.Ms(0.8 + float64(n)*0.1),
+		LatenessMax:       callers.Ms(2 + float64(n)*0.5),
+	}
+	if channel {
+		t.ServerTranscripts = []string{speech.Words(phrase)}
+	}
+	return t
+}
+
+// synthStep is step (1-based) of n calls with k turns each.
+func synthStep(step, n, k, firstCall int, channel bool) StepData {
+	from := synthStart.Add(time.Duration(step-1) * 150 * time.Second).Add(18 * time.Second)
+	d := StepData{N: n, Window: [2]time.Time{from, from.Add(2 * time.Minute)}}
+	for j := range n {
+		c := firstCall + j
+		wall := from.Add(time.Duration(j) * 100 * time.Millisecond)
+		d.Calls = append(d.Calls, callers.CallResult{
+			Schema: callers.Schema, Call: c, CallID: fmt.Sprintf("CA%04d", c), Step: step,
+			Transport: "twilio", Seed: 42, Wall: wall, Connected: true,
+			Connect: ms(40 + float64(j)*3), SessionStart: ms(300 + float64(j)*10),
+			Turns: k, EndedBy: "caller", Duration: callers.Ms(k*8000 + 2000),
+		})
+		for i := range k {
+			d.Turns = append(d.Turns, synthTurn(step, n, c, i, wall, channel))
+		}
+	}
+	return d
+}
+
+func synthConfig() RunConfig {
+	return RunConfig{
+		Target: "ws://127.0.0.1:8080/twilio/ws", Transport: "twilio", Steps: []int{1, 2, 4, 8},
+		StepDuration: 120000, Ramp: 10000, Warmup: 8000, Seed: 42,
+		Extra: map[string]string{"scenario": "ramp"},
+	}
+}
+
+// synthSteps is the golden run's records.
+func synthSteps() []StepData {
+	s1 := synthStep(1, 1, 5, 0, true)
+	s2 := synthStep(2, 2, 5, 1, true)
+	s4 := synthStep(3, 4, 5, 3, true) // 20 turns x 3 s: 1 min of agent audio
+	s4.Turns[4].Underruns, s4.Turns[13].Underruns = 1, 1
+	s4.Turns[13].LongestGap = 52
+	s8 := synthStep(4, 8, 5, 7, true)
+	for i := range s8.Turns {
+		s8.Turns[i].LatenessP99 = 12 + callers.Ms(i%4)
+		s8.Turns[i].LatenessMax = 31
+	}
+	late := &s8.Turns[1]
+	late.LateTranscripts, late.ServerTranscripts = late.ServerTranscripts, nil
+	late.Marks.Transcript, late.Marks.ReplyStart, late.Marks.ReplyEnd, late.Heard = nil, nil, nil, ""
+	late.Error = "timeout: no reply within 8s"
+	garbled := &s8.Turns[17]
+	garbled.Heard, garbled.Underruns, garbled.LongestGap = "seven", 1, 140
+	wrong := &s8.Turns[29]
+	wrong.ServerTranscripts = []string{"one two three"}
+	wrong.Heard = "one two three"
+	s8.Calls[6].EndedBy = "agent"
+	s1.AgentCPUMilli, s1.AgentRSSMiBPerCall = f64(71), f64(45)
+	s2.AgentCPUMilli, s2.AgentRSSMiBPerCall = f64(66), f64(44)
+	s4.AgentCPUMilli, s4.AgentRSSMiBPerCall = f64(63), f64(46)
+	s1.GeneratorCPU, s2.GeneratorCPU, s4.GeneratorCPU, s8.GeneratorCPU = 0.1, 0.15, 0.3, 0.72
+	return []StepData{s1, s2, s4, s8}
+}
+
+var synthMachine = Machine{Hostname: "golden", OS: "linux", Arch: "amd64", Cores: 8, GoVersion: "go1.26.8",
+	CPUModel: "Synthetic CPU @ 3.00GHz"}
+
+// synthReport builds the golden report with a fixed machine.
+func synthReport() *Report {
+	r := Build(synthConfig(), synthSteps(), checks.DefaultThresholds())
+	r.Machine = synthMachine
+	return r
+}
+
+// synthReportNA is a target without a transcript channel: one step, one misheard reply.
+func synthReportNA() *Report {
+	d := synthStep(1, 2, 4, 0, false)
+	d.Turns[5].Heard = "nine"
+	cfg := synthConfig()
+	cfg.Transport, cfg.Steps = "webrtc", []int{2}
+	r := Build(cfg, []StepData{d}, checks.DefaultThresholds())
+	r.Machine = synthMachine
+	return r
+}

@@ -1,0 +1,212 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/callfleet/callfleet/callers"
+	"github.com/callfleet/callfleet/checks"
+)
+
+// table is a rendered table, shared by the text and Markdown renderers.
+type table struct {
+	head []string
+	rows [][]string
+}
+
+// summaryTable is the seeds' per-step table.
+func summaryTable(r *Report) table {
+	t := table{head: []string{"N", "calls clean", "turns understood", "speech_end→transcript p50/p95",
+		"reply_start p50/p95", "speech_end→reply p50/p95", "underruns/min", "longest gap",
+		"agent CPU m/conv", "RSS/call", "verdict"}}
+	for _, s := range r.Steps {
+		t.rows = append(t.rows, []string{
+			strconv.Itoa(s.N),
+			fmt.Sprintf("%d/%d", s.Clean, s.Calls),
+			understood(s.Turns),
+			pair(s.Latency[checks.MetricSpeechEndToTranscript.String()]),
+			pair(s.Latency[checks.MetricReplyStart.String()]),
+			pair(s.Latency[checks.MetricSpeechEndToReply.String()]),
+			optional(s.UnderrunsPerMin, "%.1f"),
+			checks.FormatMs(s.Playout.LongestGap),
+			optional(s.AgentCPUMilli, "%.0f"),
+			optional(s.AgentRSSMiBPerCall, "%.0f MiB"),
+			verdict(s),
+		})
+	}
+	return t
+}
+
+// crossTable places each step's turns by the two checks.
+func crossTable(r *Report) table {
+	na := false
+	for _, s := range r.Steps {
+		na = na || s.Cross.NARight+s.Cross.NAWrong > 0
+	}
+	t := table{head: []string{"N", "heard, answered right", "heard, answered wrong", "not heard, answered right", "not heard"}}
+	if na {
+		t.head = append(t.head, "no transcript, answered right", "no transcript, answered wrong")
+	}
+	for _, s := range r.Steps {
+		x := s.Cross
+		row := []string{strconv.Itoa(s.N), itoa(x.HeardRight), itoa(x.HeardWrong), itoa(x.NotHeardRight), itoa(x.NotHeardWrong)}
+		if na {
+			row = append(row, itoa(x.NARight), itoa(x.NAWrong))
+		}
+		t.rows = append(t.rows, row)
+	}
+	return t
+}
+
+// crossLegend says where each failing cell points.
+const crossLegend = "heard, answered wrong: the LLM/logic, or TTS/transport/underruns (the caller misheard); " +
+	"not heard: STT or inbound audio; not heard, answered right: the transcript channel"
+
+// header is the run's description, one line each.
+func header(r *Report) []string {
+	c, m := r.Config, r.Machine
+	lines := []string{
+		fmt.Sprintf("target %s over %s, seed %d", orDash(c.Target), orDash(c.Transport), c.Seed),
+		fmt.Sprintf("steps %s, %s measured each after a %s ramp and %s warm-up",
+			ints(c.Steps), dur(c.StepDuration), dur(c.Ramp), dur(c.Warmup)),
+		fmt.Sprintf("machine %s, %s/%s, %d cores, %s%s", orDash(m.Hostname), m.OS, m.Arch, m.Cores, m.GoVersion, prefixed(", ", m.CPUModel)),
+	}
+	if !r.Started.IsZero() {
+		lines = append(lines, fmt.Sprintf("from %s to %s", stamp(r.Started), stamp(r.Ended)))
+	}
+	return append(lines, checksLine(r))
+}
+
+func checksLine(r *Report) string {
+	s := "checks applied: " + strings.Join(r.ChecksApplied, ", ")
+	if !contains(r.ChecksApplied, checks.CheckServerTranscript) {
+		s += " (server_transcript n/a: the target exposes no transcripts)"
+	}
+	return s
+}
+
+// failureLines lists each step's failed turns and unclean calls by reason, in priority order.
+func failureLines(r *Report) []string {
+	var lines []string
+	for _, s := range r.Steps {
+		if len(s.Failures)+len(s.CallFailures) == 0 {
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("N=%d: turns %s; calls %s", s.N, byReason(s.Failures), byReason(s.CallFailures)))
+	}
+	return lines
+}
+
+func byReason(m map[string]int) string {
+	var parts []string
+	for _, reason := range checks.FailureReasons() {
+		if n := m[reason.String()]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", reason, n))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// verdictLines gives each failed step's reasons.
+func verdictLines(r *Report) []string {
+	var lines []string
+	for _, s := range r.Steps {
+		for _, why := range s.Verdict.Reasons {
+			lines = append(lines, fmt.Sprintf("N=%d: %s", s.N, why))
+		}
+	}
+	return lines
+}
+
+func capacityLine(r *Report) string {
+	return fmt.Sprintf("capacity: %d calls (largest step with every step up to it ok); %s", r.Capacity.N, r.Capacity.Note)
+}
+
+// warnings flags the steps whose figures are not trusted.
+func warnings(r *Report) []string {
+	var lines []string
+	for _, s := range r.Steps {
+		if s.Generator.Bound {
+			lines = append(lines, fmt.Sprintf("warning: step N=%d is generator_bound (%s): its figures are not trusted",
+				s.N, strings.Join(s.Generator.Why, "; ")))
+		}
+	}
+	return lines
+}
+
+func understood(t TurnCounts) string {
+	if t.Total == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d of %d (%s)", t.Understood, t.Total, checks.FormatPct(float64(t.Understood)/float64(t.Total)))
+}
+
+// pair writes p50/p95 in one unit: ms when both are under a second, else seconds.
+func pair(s checks.Summary) string {
+	if s.N == 0 {
+		return "-"
+	}
+	if s.P95 < 999.5 && s.P50 > -999.5 {
+		return fmt.Sprintf("%.0f/%.0f ms", float64(s.P50), float64(s.P95))
+	}
+	return fmt.Sprintf("%.2f/%.2f s", float64(s.P50)/1000, float64(s.P95)/1000)
+}
+
+func verdict(s Step) string {
+	switch {
+	case s.Verdict.OK:
+		return "ok"
+	case s.Verdict.GeneratorBound:
+		return "FAIL (generator_bound)"
+	}
+	return "FAIL"
+}
+
+func optional(v *float64, format string) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf(format, *v)
+}
+
+func ints(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return orDash(strings.Join(s, " "))
+}
+
+func dur(m callers.Ms) string { return m.Duration().String() }
+
+func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func prefixed(p, s string) string {
+	if s == "" {
+		return ""
+	}
+	return p + s
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
