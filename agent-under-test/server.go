@@ -13,6 +13,7 @@ import (
 
 	"github.com/callfleet/callfleet/agent-under-test/llm"
 	"github.com/callfleet/callfleet/agent-under-test/pipeline"
+	"github.com/callfleet/callfleet/audio"
 	"github.com/callfleet/callfleet/speech/stt"
 	"github.com/callfleet/callfleet/speech/tts"
 	"github.com/callfleet/callfleet/wire/rtvi"
@@ -54,6 +55,16 @@ func New(cfg Config, model *stt.Model, l llm.LLM, voice tts.Voice, log *slog.Log
 	}
 	s := &Server{cfg: cfg, log: log, m: newMetrics(), hub: newHub(), mux: http.NewServeMux()}
 	s.deps = pipeline.Deps{STT: model, LLM: l, Voice: voice, Observer: observer{s.m}, Log: log}
+	if text := cfg.Pipeline.IdleText; text != "" && cfg.Pipeline.IdlePrompt > 0 {
+		pcm, err := voice.Synthesize(text)
+		if err != nil {
+			return nil, fmt.Errorf("render idle prompt: %w", err)
+		}
+		if voice.Rate() != pipeline.Rate {
+			pcm = audio.Resample(pcm, voice.Rate(), pipeline.Rate)
+		}
+		s.deps.IdleAudio = pcm
+	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	rtc, err := newRTCTransport(s)
 	if err != nil {
@@ -140,12 +151,14 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.cancel()
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()
+	var waitErr error
 	select {
 	case <-done:
 	case <-ctx.Done():
-		return fmt.Errorf("agent shutdown: %w", ctx.Err())
+		waitErr = fmt.Errorf("agent shutdown: %w", ctx.Err())
 	}
-	return s.rtc.close()
+	// Peer connections that outlived the grace are closed all the same.
+	return errors.Join(waitErr, s.rtc.close())
 }
 
 // Live is the number of calls in progress.

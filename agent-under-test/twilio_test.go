@@ -30,14 +30,15 @@ type twClient struct {
 	seq, n    int
 	start     time.Time
 
-	mu      sync.Mutex
-	agent   []int16 // agent audio at 8 kHz, in arrival order
-	first   time.Time
-	last    time.Time
-	marks   []string
-	clears  []time.Time
-	closed  chan struct{}
-	closeCE *websocket.CloseError
+	mu       sync.Mutex
+	agent    []int16 // agent audio at 8 kHz, in arrival order
+	first    time.Time
+	last     time.Time
+	marks    []string
+	clears   []time.Time
+	closed   chan struct{}
+	closedAt time.Time
+	closeCE  *websocket.CloseError
 }
 
 func dialTwilio(t testing.TB, base, callSid string) *twClient {
@@ -69,11 +70,12 @@ func (c *twClient) read() {
 		_, data, err := c.ws.ReadMessage()
 		if err != nil {
 			var ce *websocket.CloseError
+			c.mu.Lock()
+			c.closedAt = time.Now()
 			if errors.As(err, &ce) {
-				c.mu.Lock()
 				c.closeCE = ce
-				c.mu.Unlock()
 			}
+			c.mu.Unlock()
 			return
 		}
 		m, err := tw.Decode(data)

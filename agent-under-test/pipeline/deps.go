@@ -78,6 +78,9 @@ type Deps struct {
 	Voice    tts.Voice
 	Observer Observer
 	Log      *slog.Logger
+	// IdleAudio is the idle prompt rendered once at 16 kHz (its text never changes), so the
+	// prompt starts on time instead of after a synthesis; nil synthesises it per call.
+	IdleAudio []int16
 }
 
 // ErrIdle is the reason a call ends when the idle guard hangs up.

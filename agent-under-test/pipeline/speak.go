@@ -104,7 +104,7 @@ func (c *Call) respond(ctx context.Context) {
 func (c *Call) say(ctx context.Context, r reply) {
 	gen := c.spk.begin(r)
 	emit := func(pcm []int16) error {
-		if rate := c.deps.Voice.Rate(); rate != Rate {
+		if rate := c.deps.Voice.Rate(); rate != Rate && !r.idle {
 			pcm = audio.Resample(pcm, rate, Rate)
 		}
 		if !c.spk.add(gen, pcm) {
@@ -113,7 +113,9 @@ func (c *Call) say(ctx context.Context, r reply) {
 		return nil
 	}
 	var err error
-	if st, ok := c.deps.Voice.(tts.Streamer); ok {
+	if r.idle && c.deps.IdleAudio != nil {
+		err = emit(c.deps.IdleAudio)
+	} else if st, ok := c.deps.Voice.(tts.Streamer); ok {
 		err = st.SynthesizeStream(ctx, r.text, emit)
 	} else {
 		var pcm []int16
@@ -149,15 +151,15 @@ func (c *Call) pace(ctx context.Context, cancel context.CancelCauseFunc) {
 		if due-n > 10 {
 			n = due - 10
 		}
+		if c.idleGuard(now, &idle, cancel) {
+			return
+		}
 		for ; n <= due; n++ {
 			if c.tick(frame, now) {
 				idle.agentEnd = now
 			}
 		}
 		n--
-		if c.idleGuard(now, &idle, cancel) {
-			return
-		}
 		timer.Reset(time.Until(start.Add(time.Duration(n+1) * FrameTime)))
 	}
 }
@@ -169,23 +171,20 @@ func (c *Call) tick(frame []int16, now time.Time) bool {
 	var out []int16
 	var started, ended bool
 	var rep reply
-	if s.active && len(s.buf) >= FrameSamples {
-		copy(frame, s.buf[:FrameSamples])
-		s.buf = s.buf[FrameSamples:]
+	if s.active && len(s.buf) > 0 && (len(s.buf) >= FrameSamples || s.done) {
+		n := copy(frame, s.buf)
+		clear(frame[n:]) // the last partial frame is padded with silence
+		s.buf = s.buf[n:]
 		out = frame
 		if !s.started {
 			s.started, started = true, true
 		}
 		s.sentInRep++
-	} else if s.active && s.done {
-		if len(s.buf) > 0 { // the last partial frame, padded with silence
-			clear(frame)
-			copy(frame, s.buf)
-			s.buf = s.buf[:0]
-			out = frame
-		} else {
-			s.active, ended = false, s.started
-		}
+	}
+	// The reply ends with the tick that sends its last frame, so the idle guard and the mark
+	// count from when the agent really fell silent.
+	if s.active && s.done && len(s.buf) == 0 {
+		s.active, ended = false, s.started
 	}
 	rep = reply{text: s.text, heardAt: s.heardAt, eotAt: s.eotAt, idle: s.idle}
 	seq := s.replySeq
@@ -231,8 +230,15 @@ func (c *Call) idleGuard(now time.Time, st *idleState, cancel context.CancelCaus
 	case !st.prompted && now.Sub(last) >= c.cfg.IdlePrompt:
 		st.prompted, st.promptAt = true, now
 		c.deps.Observer.IdlePrompt()
+		r := reply{text: c.cfg.IdleText, idle: true}
+		if c.deps.IdleAudio != nil { // rendered already: queue it for this very tick
+			gen := c.spk.begin(r)
+			c.spk.add(gen, c.deps.IdleAudio)
+			c.spk.finish(gen)
+			break
+		}
 		select {
-		case c.replies <- reply{text: c.cfg.IdleText, idle: true}:
+		case c.replies <- r:
 		default:
 		}
 	case st.prompted && st.agentEnd.After(st.promptAt) && now.Sub(st.agentEnd) >= c.cfg.IdleHangup:
