@@ -35,7 +35,9 @@ type Conn interface {
 	// Played is told, once per tick, how much agent audio the caller's playout model has played;
 	// Twilio echoes marks when the audio before them has played.
 	Played(samples int)
-	// Flush is told the agent asked to drop queued audio (Twilio clear); nil channel if never.
+	// Flush is told the agent asked to drop queued audio (Twilio clear); nil channel if never. A
+	// transport that must order the drop with the audio around it (Twilio) sends a Chunk with
+	// Clear set on Audio instead, and may return nil here.
 	Flush() <-chan struct{}
 	// Done is closed when the far end ends the call; Err then says why (nil: a clean hang-up).
 	Done() <-chan struct{}
@@ -50,6 +52,9 @@ type Conn interface {
 type Chunk struct {
 	PCM []int16
 	At  time.Time
+	// Clear says the agent asked, at At, to drop the audio queued before this chunk (Twilio
+	// clear); PCM is then empty. In-band so the drop cannot overtake or trail the audio.
+	Clear bool
 }
 
 // Dialer places calls over one transport.

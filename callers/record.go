@@ -61,7 +61,9 @@ type Turn struct {
 	Underruns  int `json:"underruns"`
 	LongestGap Ms  `json:"longest_gap"`
 
-	// Generator health while speaking: send lateness of each frame (actual - scheduled).
+	// Generator health over the turn, from its first frame to the next turn's: send lateness of
+	// each 20 ms frame (actual - scheduled), phrase and silence alike, since a stalled caller
+	// mis-times the reply as well as the phrase.
 	LatenessP99 Ms `json:"lateness_p99"`
 	LatenessMax Ms `json:"lateness_max"`
 

@@ -1,0 +1,27 @@
+// Package listen is the receiving side every caller shares, whatever the transport: a model of the
+// far end's playout buffer (Playout), reply detection over what that buffer plays (Detector), and
+// streaming transcription of each reply (Listener ties the three together).
+//
+// Times are on the caller's monotonic clock. Agent audio arrives in chunks of any size, stamped
+// with their arrival; the far end plays it in order at real time, starting a burst at its first
+// arrival plus the jitter-buffer delay (Twilio buffers whatever it is sent and plays it at once; a
+// WebRTC receiver holds about 40 ms). Each played 20 ms frame is stamped with the far end's play
+// time of its first sample, so reply marks do not depend on the phase of the caller's own 20 ms
+// tick. The buffer running dry inside a burst is an underrun; arrival gaps are not, as long as the
+// buffer had audio to cover them.
+package listen
+
+import "time"
+
+// Audio constants of the playout model: 16 kHz mono, 20 ms frames.
+const (
+	Rate          = 16000
+	FrameSamples  = Rate / 50
+	FrameDuration = 20 * time.Millisecond
+)
+
+// samplesDur is the play time of n samples.
+func samplesDur(n int) time.Duration { return time.Duration(n) * time.Second / Rate }
+
+// durSamples is the number of samples played in d, rounded down.
+func durSamples(d time.Duration) int { return int(d * Rate / time.Second) }

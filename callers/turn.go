@@ -1,0 +1,176 @@
+package callers
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/callfleet/callfleet/speech/pool"
+)
+
+// turn is one turn's state while it runs and until its record is sent.
+type turn struct {
+	n       int
+	clip    *pool.Clip
+	lateEnd int // frame whose sending closes the previous turn's late-transcript window
+	wall    time.Time
+
+	speechStart, speechEnd time.Time
+	replyStart, replyEnd   time.Time
+	replySeq               int
+	replyDone              bool
+	heardPending           bool      // its reply is being transcribed
+	heldSince              time.Time // when it was held back for its transcription
+	replies                int
+	underruns              int
+	longestGap, agentAudio time.Duration
+
+	server   []string
+	serverAt []time.Time
+	late     []string
+	heard    string
+	heardErr error
+
+	lateness   []time.Duration
+	lateClosed bool
+	complete   bool
+	hangup     bool
+	err        string
+}
+
+func newTurn(n int, clip *pool.Clip, lateEnd int) *turn {
+	return &turn{n: n, clip: clip, lateEnd: lateEnd, lateness: make([]time.Duration, 0, 4*clip.Frames())}
+}
+
+// lateEndFrame is the frame whose sending closes the previous turn's late window: the end of the
+// phrase's first words (the first half of a split phrase), before which the agent cannot have
+// finished hearing this turn.
+func (c *call) lateEndFrame(f *clipFuture) int {
+	cl := f.clip
+	if cl == nil {
+		return 0
+	}
+	if cl.PauseStart > cl.First {
+		return (cl.PauseStart - 1) / pool.FrameSamples
+	}
+	return cl.EndFrame()
+}
+
+// sendFrame sends the current clip's next frame and sets the speech marks it carries.
+func (c *call) sendFrame(now time.Time) error {
+	t, i := c.cur, c.frame
+	if i == 0 {
+		t.wall = now.Round(0)
+		c.setState(StateSpeaking)
+	}
+	if err := c.conn.Send(t.clip, i); err != nil {
+		return err
+	}
+	if i == t.clip.StartFrame() {
+		t.speechStart = now
+	}
+	if i == t.lateEnd && !t.lateClosed {
+		t.lateClosed = true
+		c.release(c.prev, now)
+		c.prev = nil
+	}
+	if i == t.clip.EndFrame() {
+		t.speechEnd = now
+		c.lis.Arm(now)
+	}
+	c.frame++
+	if c.frame == t.clip.Frames() {
+		c.phase = phaseAwait
+		c.setState(StateWaiting)
+	}
+	return nil
+}
+
+func (t *turn) addServer(text string, at time.Time) {
+	t.server = append(t.server, text)
+	t.serverAt = append(t.serverAt, at)
+}
+
+// transcriptAt is the transcript mark: the first final after speech_end (the one that closes the
+// turn), else the first one.
+func (t *turn) transcriptAt() time.Time {
+	for _, at := range t.serverAt {
+		if !t.speechEnd.IsZero() && !at.Before(t.speechEnd) {
+			return at
+		}
+	}
+	if len(t.serverAt) > 0 {
+		return t.serverAt[0]
+	}
+	return time.Time{}
+}
+
+// release sends a turn whose late window has closed, or holds it until its reply's
+// transcription arrives: decodes queue when the transcriber is busy.
+func (c *call) release(t *turn, now time.Time) {
+	if t == nil {
+		return
+	}
+	if t.heardPending {
+		t.heldSince = now
+		c.held = append(c.held, t)
+		return
+	}
+	c.emit(t)
+}
+
+// expireHeld sends the turns whose transcription has not come within heardTimeout.
+func (c *call) expireHeld(now time.Time) {
+	for len(c.held) > 0 && now.Sub(c.held[0].heldSince) >= heardTimeout {
+		t := c.held[0]
+		c.held = c.held[1:]
+		t.heardErr = fmt.Errorf("%w: no transcription within %v", ErrTranscribe, heardTimeout)
+		c.emit(t)
+	}
+}
+
+// emit sends a turn's record to the sink.
+func (c *call) emit(t *turn) {
+	if t == nil {
+		return
+	}
+	c.sink.Turn(c.record(t))
+}
+
+func (c *call) record(t *turn) Turn {
+	rec := Turn{
+		Schema: Schema, Call: c.plan.Call, CallID: c.res.CallID, Step: c.plan.Step, Turn: t.n,
+		Transport: c.d.Name(), Phrase: t.clip.Digits, Voice: t.clip.Voice, Wall: t.wall,
+		Marks: Marks{
+			SpeechStart: c.mark(t.speechStart),
+			SpeechEnd:   c.mark(t.speechEnd),
+			Transcript:  c.mark(t.transcriptAt()),
+			ReplyStart:  c.mark(t.replyStart),
+			ReplyEnd:    c.mark(t.replyEnd),
+		},
+		ServerTranscripts: t.server, LateTranscripts: t.late, TranscriptChannel: c.hasText,
+		Heard: t.heard, Replies: t.replies,
+		AgentAudio: D(t.agentAudio), Underruns: t.underruns, LongestGap: D(t.longestGap),
+		Error: t.err, Hangup: t.hangup,
+	}
+	if c.plan.Split > 0 {
+		p := D(c.plan.Split)
+		rec.Pause = &p
+	}
+	rec.LatenessP99, rec.LatenessMax = latenessStats(t.lateness)
+	if rec.Error == "" && t.heardErr != nil {
+		rec.Error = ReasonTranscribe
+	}
+	return rec
+}
+
+// latenessStats returns the p99 (nearest rank) and the max of a turn's send lateness.
+func latenessStats(l []time.Duration) (p99, maxL Ms) {
+	if len(l) == 0 {
+		return 0, 0
+	}
+	s := slices.Clone(l)
+	slices.Sort(s)
+	rank := (99*len(s) + 99) / 100 // ceil(0.99 n)
+	return D(s[rank-1]), D(s[len(s)-1])
+}

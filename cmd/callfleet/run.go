@@ -1,0 +1,322 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/goccy/go-yaml"
+
+	"github.com/callfleet/callfleet/audio"
+	"github.com/callfleet/callfleet/callers"
+	"github.com/callfleet/callfleet/callers/twilio"
+	"github.com/callfleet/callfleet/callers/webrtc"
+	"github.com/callfleet/callfleet/checks"
+	"github.com/callfleet/callfleet/report"
+	"github.com/callfleet/callfleet/scenarios"
+	"github.com/callfleet/callfleet/speech"
+	"github.com/callfleet/callfleet/speech/pool"
+	"github.com/callfleet/callfleet/speech/stt"
+	"github.com/callfleet/callfleet/speech/tts"
+)
+
+func init() {
+	register("run", "ramp steps of concurrent calls against an agent and find its capacity", cmdRun)
+}
+
+// runFlags are everything `run` takes; the YAML scenario file holds the same names.
+type runFlags struct {
+	Target       string        `yaml:"target"`
+	Transport    string        `yaml:"transport"`
+	Signaling    string        `yaml:"signaling"`
+	TwiML        string        `yaml:"twiml"`
+	EventsURL    string        `yaml:"events_url"`
+	AuthToken    string        `yaml:"auth_token"`
+	Steps        string        `yaml:"steps"`
+	Duration     time.Duration `yaml:"step_duration"`
+	Ramp         time.Duration `yaml:"ramp"`
+	Warmup       time.Duration `yaml:"warmup"`
+	Seed         uint64        `yaml:"seed"`
+	Out          string        `yaml:"out"`
+	PauseMin     time.Duration `yaml:"pause_min"`
+	PauseMax     time.Duration `yaml:"pause_max"`
+	Connect      time.Duration `yaml:"connect_timeout"`
+	Answer       time.Duration `yaml:"answer_timeout"`
+	Reply        time.Duration `yaml:"reply_timeout"`
+	Jitter       time.Duration `yaml:"jitter_buffer"`
+	Voice        string        `yaml:"voice"`
+	Voices       string        `yaml:"voices"`
+	Noise        string        `yaml:"noise"`
+	SNR          float64       `yaml:"snr"`
+	PoolSize     int           `yaml:"pool_size"`
+	Scrape       string        `yaml:"scrape"`
+	NoTUI        bool          `yaml:"no_tui"`
+	UnderrunsMin float64       `yaml:"max_underruns_per_min"`
+	P95Slack     time.Duration `yaml:"p95_slack"`
+	Understood   float64       `yaml:"min_understood"`
+	Lateness     time.Duration `yaml:"max_lateness_p99"`
+}
+
+func (rf *runFlags) register(fs *flag.FlagSet) {
+	p := scenarios.DefaultPlan()
+	th := checks.DefaultThresholds()
+	fs.StringVar(&rf.Target, "target", "", "the agent: ws://host/twilio/ws (twilio) or http://host/api/offer (webrtc)")
+	fs.StringVar(&rf.Transport, "transport", "webrtc", "webrtc or twilio")
+	fs.StringVar(&rf.Signaling, "signaling", "smallwebrtc", "WebRTC signaling: smallwebrtc (pipecat POST /api/offer) or whip (RFC 9725)")
+	fs.StringVar(&rf.TwiML, "twiml", "", "twilio: fetch this TwiML webhook first and dial the <Stream url> it returns")
+	fs.StringVar(&rf.EventsURL, "events-url", "", "twilio: SSE of the agent's RTVI messages, {callSid} replaced (e.g. http://host/calls/{callSid}/events)")
+	fs.StringVar(&rf.AuthToken, "auth-token", "", "twilio: sign the TwiML webhook with this auth token (X-Twilio-Signature)")
+	fs.StringVar(&rf.Steps, "steps", "1,2,4,8", "concurrent calls per step, growing")
+	fs.DurationVar(&rf.Duration, "step-duration", p.Duration, "measured time per step")
+	fs.DurationVar(&rf.Ramp, "ramp", p.Ramp, "time over which a step's calls are opened")
+	fs.DurationVar(&rf.Warmup, "warmup", p.Warmup, "time after the ramp before measuring")
+	fs.Uint64Var(&rf.Seed, "seed", uint64(time.Now().UnixNano()%1e9), "random seed: the same seed says the same phrases")
+	fs.StringVar(&rf.Out, "out", "", "results folder (default results/run-<time>)")
+	fs.DurationVar(&rf.PauseMin, "pause-min", p.PauseMin, "shortest pause between the reply and the next phrase")
+	fs.DurationVar(&rf.PauseMax, "pause-max", p.PauseMax, "longest pause between the reply and the next phrase")
+	fs.DurationVar(&rf.Connect, "connect-timeout", p.Timeouts.Connect, "dial to media flowing")
+	fs.DurationVar(&rf.Answer, "answer-timeout", p.Timeouts.Answer, "speech end to the reply's first audio")
+	fs.DurationVar(&rf.Reply, "reply-timeout", p.Timeouts.Reply, "longest reply")
+	fs.DurationVar(&rf.Jitter, "jitter-buffer", 40*time.Millisecond, "webrtc: the receiver's jitter buffer the caller models")
+	fs.StringVar(&rf.Voice, "voice", speech.DefaultCallerVoice, "caller voice: "+strings.Join(tts.Names(), ", "))
+	fs.StringVar(&rf.Voices, "voices", "", "folder of your own digit-word recordings (one WAV per word, e.g. seven.wav) to speak with instead")
+	fs.StringVar(&rf.Noise, "noise", "", "WAV of background noise mixed into every phrase")
+	fs.Float64Var(&rf.SNR, "snr", 20, "speech-to-noise ratio in dB for --noise")
+	fs.IntVar(&rf.PoolSize, "pool-size", 128, "phrases rendered before the run")
+	fs.StringVar(&rf.Scrape, "scrape", "", "the agent's Prometheus /metrics, for CPU and RSS per call (default: the target's /metrics if it serves one)")
+	fs.BoolVar(&rf.NoTUI, "no-tui", false, "plain progress lines instead of the live view")
+	fs.Float64Var(&rf.UnderrunsMin, "max-underruns-per-min", th.UnderrunsPerMin, "step verdict: underruns per minute of agent audio")
+	fs.DurationVar(&rf.P95Slack, "p95-slack", th.P95Slack, "step verdict: p95 speech_end_to_reply may exceed the first step's median by this")
+	fs.Float64Var(&rf.Understood, "min-understood", th.MinUnderstood, "step verdict: fraction of turns understood")
+	fs.DurationVar(&rf.Lateness, "max-lateness-p99", th.MaxLatenessP99, "generator health: send lateness p99 above this marks a step generator_bound")
+}
+
+// loadScenario fills the settings from a YAML file (keys as in runFlags' yaml tags).
+func (rf *runFlags) loadScenario(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("scenario: %w", err)
+	}
+	if err := yaml.UnmarshalWithOptions(data, rf, yaml.Strict()); err != nil {
+		return fmt.Errorf("scenario %s: %w", path, err)
+	}
+	return nil
+}
+
+func (rf *runFlags) plan() (scenarios.Plan, checks.Thresholds, []error) {
+	var errs []error
+	steps, err := scenarios.ParseSteps(rf.Steps)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	p := scenarios.Plan{Steps: steps, Duration: rf.Duration, Ramp: rf.Ramp, Warmup: rf.Warmup, Seed: rf.Seed,
+		PauseMin: rf.PauseMin, PauseMax: rf.PauseMax,
+		Timeouts: callers.Timeouts{Connect: rf.Connect, Answer: rf.Answer, Reply: rf.Reply}}
+	errs = append(errs, p.Validate()...)
+	th := checks.Thresholds{UnderrunsPerMin: rf.UnderrunsMin, P95Slack: rf.P95Slack, MinUnderstood: rf.Understood,
+		MaxLatenessP99: rf.Lateness, MaxGeneratorCPU: checks.DefaultThresholds().MaxGeneratorCPU}
+	errs = append(errs, th.Validate()...)
+	if rf.Target == "" {
+		errs = append(errs, errors.New("--target is required"))
+	} else if u, err := url.Parse(rf.Target); err != nil || u.Host == "" {
+		errs = append(errs, fmt.Errorf("--target %q: not a URL", rf.Target))
+	}
+	if rf.Transport != "webrtc" && rf.Transport != "twilio" {
+		errs = append(errs, fmt.Errorf("--transport %q: want webrtc or twilio", rf.Transport))
+	}
+	if rf.PoolSize <= 0 {
+		errs = append(errs, fmt.Errorf("--pool-size %d: must be positive", rf.PoolSize))
+	}
+	return p, th, errs
+}
+
+// dialer builds the transport's dialer.
+func (rf *runFlags) dialer() (callers.Dialer, error) {
+	switch rf.Transport {
+	case "twilio":
+		return &twilio.Dialer{URL: rf.Target, TwiMLURL: rf.TwiML, AuthToken: rf.AuthToken, EventsURL: rf.EventsURL}, nil
+	default:
+		return webrtc.NewDialer(webrtc.Config{Signaling: rf.Signaling, URL: rf.Target, JitterBuffer: rf.Jitter})
+	}
+}
+
+// buildPool renders the callers' phrases once, in the transport's encoded form.
+func (rf *runFlags) buildPool(ctx context.Context, codec pool.Codec) (*pool.Pool, error) {
+	var src pool.Source
+	if rf.Voices != "" {
+		r, err := pool.LoadRecordings(rf.Voices)
+		if err != nil {
+			return nil, err
+		}
+		src = r
+	} else {
+		v, err := tts.ByName(rf.Voice)
+		if err != nil {
+			return nil, fmt.Errorf("--voice: %w", err)
+		}
+		src = pool.VoiceSource{Voice: v}
+	}
+	opts := pool.Options{Size: rf.PoolSize, Seed: rf.Seed, Codecs: []pool.Codec{codec}, LeadIn: 100 * time.Millisecond}
+	if rf.Noise != "" {
+		clip, err := audio.ReadWAVFile(rf.Noise)
+		if err != nil {
+			return nil, fmt.Errorf("--noise: %w", err)
+		}
+		mono, err := clip.Mono()
+		if err != nil {
+			return nil, fmt.Errorf("--noise %s: %w", rf.Noise, err)
+		}
+		if !audio.SupportedRate(clip.Rate) {
+			return nil, fmt.Errorf("--noise %s: %w: %d Hz", rf.Noise, audio.ErrRate, clip.Rate)
+		}
+		opts.Noise, opts.SNR = audio.Resample(mono, clip.Rate, pool.Rate), rf.SNR
+	}
+	return pool.Build(ctx, src, opts)
+}
+
+// defaultScrape guesses the agent's /metrics from the target.
+func defaultScrape(target string) string {
+	u, err := url.Parse(target)
+	if err != nil {
+		return ""
+	}
+	switch u.Scheme {
+	case "ws":
+		u.Scheme = "http"
+	case "wss":
+		u.Scheme = "https"
+	}
+	u.Path, u.RawQuery = "/metrics", ""
+	return u.String()
+}
+
+func cmdRun(st *state, args []string) int {
+	fs := st.newFlags("run", "--target URL [--transport webrtc|twilio] [--steps 1,2,4,8] [--step-duration 2m] [flags]\n\n"+
+		"Opens steps of N concurrent calls, each speaking random counting phrases and checking every turn,\n"+
+		"and writes DIR/turns.jsonl as turns finish and DIR/report.json at the end. Ctrl-C stops ramping,\n"+
+		"hangs up and writes the report from what finished (exit 130).")
+	scenario := fs.String("scenario", "", "YAML scenario file with the same settings as the flags (flags win)")
+	var rf runFlags
+	rf.register(fs)
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	if *scenario != "" {
+		if err := rf.loadScenario(*scenario); err != nil {
+			return st.fail(exitUsage, "run: %v", err)
+		}
+		fs.Parse(args) // flags on the command line win over the file
+	}
+	return st.execute(&rf, rf.Target, "run")
+}
+
+// execute is a whole run: validate, render the pool, dial, write the report and the summary.
+func (st *state) execute(rf *runFlags, target, name string) int {
+	plan, th, errs := rf.plan()
+	if len(errs) > 0 {
+		for _, err := range errs {
+			fmt.Fprintf(st.stderr, "callfleet %s: %v\n", name, err)
+		}
+		return exitUsage
+	}
+	d, err := rf.dialer()
+	if err != nil {
+		return st.fail(exitUsage, "%s: %v", name, err)
+	}
+	if c, ok := d.(io.Closer); ok {
+		defer c.Close()
+	}
+	fmt.Fprintf(st.stderr, "rendering %d phrases (%s)...\n", rf.PoolSize, rf.Voice)
+	p, err := rf.buildPool(st.ctx, d.Codec())
+	if err != nil {
+		return st.fail(exitFailure, "%s: %v", name, err)
+	}
+	sc := stt.DefaultConfig()
+	sc.MaxDecoders = 256
+	model, err := stt.Load(sc)
+	if err != nil {
+		return st.fail(exitFailure, "%s: %v", name, err)
+	}
+	defer model.Close()
+	out := rf.Out
+	if out == "" {
+		out = filepath.Join("results", fmt.Sprintf("%s-%s", name, time.Now().Format("20060102-150405")))
+	}
+	scrape := rf.Scrape
+	if scrape == "" {
+		scrape = defaultScrape(target)
+	}
+	prog := newProgress(st.stderr, plan)
+	r, err := scenarios.Execute(st.ctx, scenarios.Spec{Target: target, Dialer: d, Plan: plan, Thresholds: th,
+		Pool: p, STT: model, Out: out, Scrape: scrape, Outputs: []scenarios.Output{prog}})
+	if r != nil {
+		report.Text(st.stdout, r)
+		fmt.Fprintf(st.stdout, "\nreport: %s\n", filepath.Join(out, report.FileName))
+	}
+	if err != nil {
+		return st.fail(exitFailure, "%s: %v", name, err)
+	}
+	if st.ctx.Err() != nil {
+		return exitInterrupted
+	}
+	return exitOK
+}
+
+// progress prints plain lines: each step's start and end, and a line every few seconds.
+type progress struct {
+	w     io.Writer
+	plan  scenarios.Plan
+	mu    sync.Mutex
+	step  scenarios.StepSchedule
+	start time.Time
+	last  time.Time
+	up    map[int]bool
+	ok    int
+	fail  int
+	e2r   []float64
+}
+
+func newProgress(w io.Writer, plan scenarios.Plan) *progress {
+	return &progress{w: w, plan: plan, up: map[int]bool{}}
+}
+
+func (p *progress) Handle(e scenarios.Event) {
+	switch e.Kind {
+	case scenarios.EventStepStart:
+		p.step, p.start, p.last, p.ok, p.fail, p.e2r = e.Step, e.At, e.At, 0, 0, nil
+		fmt.Fprintf(p.w, "step %d of %d: %d calls\n", e.Step.Index+1, len(p.plan.Steps), e.Step.N)
+	case scenarios.EventState:
+		switch e.State {
+		case callers.StateDone, callers.StateFailed:
+			delete(p.up, e.CallN)
+		default:
+			p.up[e.CallN] = true
+		}
+	case scenarios.EventTurn:
+		if checks.Turn(e.Turn).Understood {
+			p.ok++
+		} else {
+			p.fail++
+		}
+		if v, ok := checks.MetricSpeechEndToReply.OfTurn(e.Turn); ok {
+			p.e2r = append(p.e2r, float64(v))
+		}
+	case scenarios.EventStepEnd:
+		fmt.Fprintf(p.w, "step %d done: %d turns ok, %d failed\n", e.Step.Index+1, p.ok, p.fail)
+		return
+	}
+	if e.At.Sub(p.last) >= 5*time.Second {
+		p.last = e.At
+		s := checks.Summarize(p.e2r)
+		fmt.Fprintln(p.w, report.ProgressLine(p.step.Index+1, p.step.N, e.At.Sub(p.start), len(p.up), p.ok, p.fail,
+			report.Figure{Name: "speech_end_to_reply p95", Value: s.P95}))
+	}
+}
