@@ -109,8 +109,8 @@ func (c *Conn) begin(ctx context.Context, params map[string]string) error {
 }
 
 // newUpsampler turns Twilio's 8 kHz into the caller's 16 kHz as a stream, so chunk edges of any
-// size leave no seams.
-func newUpsampler() (*audio.Resampler, error) { return audio.NewResampler(tw.SampleRate, pool.Rate) }
+// size leave no seams; widened, so the wideband transcriber hears telephone fricatives.
+func newUpsampler() (*audio.Widener, error) { return audio.NewWidener(), nil }
 
 // whyFailed prefers the agent's reason (a 1013 close) over the write error it caused.
 func (c *Conn) whyFailed(ctx context.Context, err error) error {
@@ -279,7 +279,7 @@ func (c *Conn) Close(ctx context.Context) error {
 }
 
 // read decodes the agent's messages until the stream ends.
-func (c *Conn) read(up *audio.Resampler) {
+func (c *Conn) read(up *audio.Widener) {
 	defer c.wg.Done()
 	r := reader{c: c, up: up}
 	err := r.loop()
@@ -313,7 +313,7 @@ func isTimeout(err error) bool {
 // reader is the reader goroutine's state: buffers reused across messages.
 type reader struct {
 	c     *Conn
-	up    *audio.Resampler
+	up    *audio.Widener
 	buf   bytes.Buffer
 	mulaw []byte
 	pcm8  []int16

@@ -35,7 +35,13 @@ func cmdTranscribe(st *state, args []string) int {
 	if len(pcm) == 0 {
 		return st.fail(exitFailure, "transcribe %s: %v", path, audio.ErrEmpty)
 	}
-	if clip.Rate != 16000 {
+	switch {
+	case !audio.SupportedRate(clip.Rate):
+		return st.fail(exitFailure, "transcribe %s: %v: %d Hz", path, audio.ErrRate, clip.Rate)
+	case clip.Rate <= 8000:
+		// Telephone-band audio: widen it so the wideband model hears its fricatives.
+		pcm = audio.Widen(audio.Resample(pcm, clip.Rate, 8000))
+	case clip.Rate != 16000:
 		pcm = audio.Resample(pcm, clip.Rate, 16000)
 	}
 	var tr stt.Transcriber

@@ -34,7 +34,7 @@ var paths = []path{
 		for _, f := range c.Mulaw {
 			pcm8 = audio.MulawDecode(pcm8, f)
 		}
-		return audio.Resample(pcm8, 8000, Rate)
+		return audio.Widen(pcm8)
 	}},
 	{"Opus 48 kHz round trip", func(c *Clip, _ func([]byte) []int16) []int16 {
 		dec, err := audio.NewOpusDecoder()
@@ -82,8 +82,8 @@ func TestAccuracy(t *testing.T) {
 		switch {
 		case defaults[name]:
 			floor = 99.5
-		case strings.HasPrefix(name, "flite:"):
-			floor = 90 // clean path only
+		case name != "flite:kal" && strings.HasPrefix(name, "flite:"):
+			floor = 90 // clean path only; kal is flite's 8 kHz voice, listed for comparison
 		}
 		for i, p := range r.pct {
 			if floor > 0 && (defaults[name] || i == 0) && p < floor {
