@@ -30,23 +30,24 @@ type agentFlags struct {
 	llmName string
 }
 
-func (af *agentFlags) register(fs *flag.FlagSet) {
+// register adds the agent's flags, each name prefixed (demo uses "agent-" beside the run flags).
+func (af *agentFlags) register(fs *flag.FlagSet, prefix string) {
 	af.cfg = agent.DefaultConfig()
 	p := &af.cfg.Pipeline
-	fs.DurationVar(&p.Turn.MinSilence, "vad-min-silence", p.Turn.MinSilence, "silence that ends the caller's speech")
-	fs.DurationVar(&p.Turn.GateHold, "stt-gate-hold", p.Turn.GateHold, "after the speech ends, speech resuming within this joins the same turn")
-	fs.DurationVar(&p.IdlePrompt, "idle-prompt", p.IdlePrompt, "caller silence before \"are you still there?\" (0 disables the idle guard)")
-	fs.DurationVar(&p.IdleHangup, "idle-hangup", p.IdleHangup, "further silence after the prompt before the agent hangs up")
-	fs.StringVar(&p.Greeting, "greeting", "", "what the agent says when a call starts (empty: nothing)")
-	fs.IntVar(&af.cfg.MaxCalls, "max-calls", 0, "live-call limit; one more call is refused (HTTP 503 / websocket close 1013); 0 = none")
-	fs.StringVar(&af.cfg.RecordDir, "record-dir", "", "write one stereo WAV per call here (caller left, agent right, 16 kHz)")
-	fs.StringVar(&af.cfg.TwilioAuthToken, "twilio-auth-token", "", "validate X-Twilio-Signature on POST /twiml with this token")
-	fs.StringVar(&af.cfg.PublicURL, "public-url", "", "base URL callers reach the agent at, for the TwiML <Stream url> (default: from the request)")
-	fs.StringVar(&af.cfg.Voice, "voice", speech.DefaultAgentVoice, "the agent's TTS voice")
-	fs.StringVar(&af.llmKind, "llm", "repeat", "reply logic: repeat (say the digits heard) or openai (a chat completions endpoint)")
-	fs.StringVar(&af.llmURL, "llm-url", "", "base URL of the OpenAI-compatible endpoint for --llm openai")
-	fs.StringVar(&af.llmName, "llm-model", "gpt-4o-mini", "model name for --llm openai")
-	fs.StringVar(&af.llmKey, "llm-key-env", "OPENAI_API_KEY", "environment variable holding the API key for --llm openai")
+	fs.DurationVar(&p.Turn.MinSilence, prefix+"vad-min-silence", p.Turn.MinSilence, "silence that ends the caller's speech")
+	fs.DurationVar(&p.Turn.GateHold, prefix+"stt-gate-hold", p.Turn.GateHold, "after the speech ends, speech resuming within this joins the same turn")
+	fs.DurationVar(&p.IdlePrompt, prefix+"idle-prompt", p.IdlePrompt, "caller silence before \"are you still there?\" (0 disables the idle guard)")
+	fs.DurationVar(&p.IdleHangup, prefix+"idle-hangup", p.IdleHangup, "further silence after the prompt before the agent hangs up")
+	fs.StringVar(&p.Greeting, prefix+"greeting", "", "what the agent says when a call starts (empty: nothing)")
+	fs.IntVar(&af.cfg.MaxCalls, prefix+"max-calls", 0, "live-call limit; one more call is refused (HTTP 503 / websocket close 1013); 0 = none")
+	fs.StringVar(&af.cfg.RecordDir, prefix+"record-dir", "", "write one stereo WAV per call here (caller left, agent right, 16 kHz)")
+	fs.StringVar(&af.cfg.TwilioAuthToken, prefix+"twilio-auth-token", "", "validate X-Twilio-Signature on POST /twiml with this token")
+	fs.StringVar(&af.cfg.PublicURL, prefix+"public-url", "", "base URL callers reach the agent at, for the TwiML <Stream url> (default: from the request)")
+	fs.StringVar(&af.cfg.Voice, prefix+"voice", speech.DefaultAgentVoice, "the agent's TTS voice")
+	fs.StringVar(&af.llmKind, prefix+"llm", "repeat", "reply logic: repeat (say the digits heard) or openai (a chat completions endpoint)")
+	fs.StringVar(&af.llmURL, prefix+"llm-url", "", "base URL of the OpenAI-compatible endpoint for --llm openai")
+	fs.StringVar(&af.llmName, prefix+"llm-model", "gpt-4o-mini", "model name for --llm openai")
+	fs.StringVar(&af.llmKey, prefix+"llm-key-env", "OPENAI_API_KEY", "environment variable holding the API key for --llm openai")
 }
 
 // build loads the shared stages and returns the agent.
@@ -85,7 +86,7 @@ func cmdAgent(st *state, args []string) int {
 	fs := st.newFlags("agent", "[--listen 127.0.0.1:8080] [flags]\n\nRuns the reference agent until Ctrl-C or SIGTERM (then: no new calls, live calls end cleanly).")
 	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on")
 	var af agentFlags
-	af.register(fs)
+	af.register(fs, "")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}

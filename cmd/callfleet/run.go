@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -91,7 +92,7 @@ func (rf *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&rf.Noise, "noise", "", "WAV of background noise mixed into every phrase")
 	fs.Float64Var(&rf.SNR, "snr", 20, "speech-to-noise ratio in dB for --noise")
 	fs.IntVar(&rf.PoolSize, "pool-size", 128, "phrases rendered before the run")
-	fs.StringVar(&rf.Scrape, "scrape", "", "the agent's Prometheus /metrics, for CPU and RSS per call (default: the target's /metrics if it serves one)")
+	fs.StringVar(&rf.Scrape, "scrape", "", "the agent's Prometheus /metrics, for CPU and RSS per call (default: the target's /metrics if it serves one; none to skip)")
 	fs.BoolVar(&rf.NoTUI, "no-tui", false, "plain progress lines instead of the live view")
 	fs.Float64Var(&rf.UnderrunsMin, "max-underruns-per-min", th.UnderrunsPerMin, "step verdict: underruns per minute of agent audio")
 	fs.DurationVar(&rf.P95Slack, "p95-slack", th.P95Slack, "step verdict: p95 speech_end_to_reply may exceed the first step's median by this")
@@ -220,16 +221,21 @@ func cmdRun(st *state, args []string) int {
 
 // execute is a whole run: validate, render the pool, dial, write the report and the summary.
 func (st *state) execute(rf *runFlags, target, name string) int {
+	_, code := st.executeReport(rf, target, name)
+	return code
+}
+
+func (st *state) executeReport(rf *runFlags, target, name string) (*report.Report, int) {
 	plan, th, errs := rf.plan()
 	if len(errs) > 0 {
 		for _, err := range errs {
 			fmt.Fprintf(st.stderr, "callfleet %s: %v\n", name, err)
 		}
-		return exitUsage
+		return nil, exitUsage
 	}
 	d, err := rf.dialer()
 	if err != nil {
-		return st.fail(exitUsage, "%s: %v", name, err)
+		return nil, st.fail(exitUsage, "%s: %v", name, err)
 	}
 	if c, ok := d.(io.Closer); ok {
 		defer c.Close()
@@ -237,13 +243,14 @@ func (st *state) execute(rf *runFlags, target, name string) int {
 	fmt.Fprintf(st.stderr, "rendering %d phrases (%s)...\n", rf.PoolSize, rf.Voice)
 	p, err := rf.buildPool(st.ctx, d.Codec())
 	if err != nil {
-		return st.fail(exitFailure, "%s: %v", name, err)
+		return nil, st.fail(exitFailure, "%s: %v", name, err)
 	}
 	sc := stt.DefaultConfig()
-	sc.MaxDecoders = 256
+	// Few decoders: a burst of reply decodes must not starve the callers' real-time loops.
+	sc.MaxDecoders = max(1, runtime.GOMAXPROCS(0)-1)
 	model, err := stt.Load(sc)
 	if err != nil {
-		return st.fail(exitFailure, "%s: %v", name, err)
+		return nil, st.fail(exitFailure, "%s: %v", name, err)
 	}
 	defer model.Close()
 	out := rf.Out
@@ -251,8 +258,11 @@ func (st *state) execute(rf *runFlags, target, name string) int {
 		out = filepath.Join("results", fmt.Sprintf("%s-%s", name, time.Now().Format("20060102-150405")))
 	}
 	scrape := rf.Scrape
-	if scrape == "" {
+	switch scrape {
+	case "":
 		scrape = defaultScrape(target)
+	case "none":
+		scrape = ""
 	}
 	prog := newProgress(st.stderr, plan)
 	r, err := scenarios.Execute(st.ctx, scenarios.Spec{Target: target, Dialer: d, Plan: plan, Thresholds: th,
@@ -262,12 +272,12 @@ func (st *state) execute(rf *runFlags, target, name string) int {
 		fmt.Fprintf(st.stdout, "\nreport: %s\n", filepath.Join(out, report.FileName))
 	}
 	if err != nil {
-		return st.fail(exitFailure, "%s: %v", name, err)
+		return r, st.fail(exitFailure, "%s: %v", name, err)
 	}
 	if st.ctx.Err() != nil {
-		return exitInterrupted
+		return r, exitInterrupted
 	}
-	return exitOK
+	return r, exitOK
 }
 
 // progress prints plain lines: each step's start and end, and a line every few seconds.
@@ -315,8 +325,10 @@ func (p *progress) Handle(e scenarios.Event) {
 	}
 	if e.At.Sub(p.last) >= 5*time.Second {
 		p.last = e.At
-		s := checks.Summarize(p.e2r)
-		fmt.Fprintln(p.w, report.ProgressLine(p.step.Index+1, p.step.N, e.At.Sub(p.start), len(p.up), p.ok, p.fail,
-			report.Figure{Name: "speech_end_to_reply p95", Value: s.P95}))
+		var figs []report.Figure
+		if len(p.e2r) > 0 {
+			figs = append(figs, report.Figure{Name: "speech_end_to_reply", Value: checks.Summarize(p.e2r).P95})
+		}
+		fmt.Fprintln(p.w, report.ProgressLine(p.step.Index+1, p.step.N, e.At.Sub(p.start), len(p.up), p.ok, p.fail, figs...))
 	}
 }
