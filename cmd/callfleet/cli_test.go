@@ -102,6 +102,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "--steps", "4,2", "--transport", "carrier-pigeon"}, 2, "steps must grow"},
 		{[]string{"run", "--target", "ws://127.0.0.1:1/x", "--step-duration", "0s"}, 2, "step duration"},
 		{[]string{"agent", "--max-calls", "-3"}, 2, "max calls"},
+		{[]string{"report", "/nonexistent/report.json"}, 2, "no such file"},
 	}
 	for _, c := range cases {
 		_, stderr, code := callfleet(t, c.args...)
