@@ -37,8 +37,11 @@ accuracy: deps
 demo: build
 	$(BIN) demo
 
-bench: deps
-	$(GO) test -run '^$$' -bench . -benchtime 2s ./audio/ ./speech/... | tee bench.txt
+# Micro-benchmarks (transcriber CPU per audio second, a caller's audio path per 20 ms frame, codecs),
+# then the agent's CPU and RSS per conversation measured by callfleet itself against `callfleet agent`.
+bench: build
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./audio/ ./speech/... ./callers/... ./agent-under-test/turn/ | tee bench.txt
+	scripts/bench-agent.sh 4,8,16 30s | tee -a bench.txt
 
 fixtures: deps
 	$(GO) run ./cmd/callfleet fixtures -o fixtures

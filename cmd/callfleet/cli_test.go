@@ -89,6 +89,23 @@ func TestTranscribeBadInput(t *testing.T) {
 	}
 }
 
+func TestScenarioFile(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("target: ws://127.0.0.1:1/twilio/ws\ntransport: twilio\nsteps: \"4,2\"\nstep_duration: 2m\n"), 0o644)
+	unknown := filepath.Join(dir, "unknown.yaml")
+	os.WriteFile(unknown, []byte("target: ws://x\nbogus: 1\n"), 0o644)
+	for file, want := range map[string]string{bad: "steps must grow", unknown: `unknown field "bogus"`} {
+		if _, stderr, code := callfleet(t, "run", "--scenario", file); code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("%s: exit %d, %q; want 2 and %q", filepath.Base(file), code, stderr, want)
+		}
+	}
+	// A flag on the command line wins over the file.
+	if _, stderr, code := callfleet(t, "run", "--scenario", bad, "--steps", "1,2", "--ramp", "-1s"); code != 2 || strings.Contains(stderr, "steps must grow") || !strings.Contains(stderr, "ramp") {
+		t.Errorf("command-line --steps did not win: exit %d, %q", code, stderr)
+	}
+}
+
 func TestUsageErrors(t *testing.T) {
 	cases := []struct {
 		args []string
