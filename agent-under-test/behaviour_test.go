@@ -11,6 +11,7 @@ import (
 // Barge-in: the caller speaks during a reply; the agent clears within 60 ms of the first voiced
 // frame and the new phrase is the next turn.
 func TestTwilioBargeIn(t *testing.T) {
+	noLeaks(t)
 	model, p := fixtures(t)
 	srv, hs := startAgent(t, DefaultConfig())
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
@@ -79,6 +80,7 @@ func TestTwilioBargeIn(t *testing.T) {
 
 // Idle guard: silence brings the prompt after IdlePrompt, then a hang-up IdleHangup after it.
 func TestTwilioIdleGuard(t *testing.T) {
+	noLeaks(t)
 	cfg := DefaultConfig()
 	cfg.Pipeline.IdlePrompt = 1 * time.Second
 	cfg.Pipeline.IdleHangup = 1 * time.Second

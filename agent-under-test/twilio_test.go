@@ -227,6 +227,7 @@ func (s *sse) has(typ string) bool {
 }
 
 func TestTwilioTurn(t *testing.T) {
+	noLeaks(t)
 	model, p := fixtures(t)
 	dir := t.TempDir()
 	cfg := DefaultConfig()
@@ -301,6 +302,7 @@ func checkRecording(t *testing.T, model interface {
 }
 
 func TestTwilioRefusedPastMaxCalls(t *testing.T) {
+	noLeaks(t)
 	cfg := DefaultConfig()
 	cfg.MaxCalls = 1
 	srv, hs := startAgent(t, cfg)
@@ -335,6 +337,7 @@ func TestTwilioRefusedPastMaxCalls(t *testing.T) {
 }
 
 func TestTwilioBadInput(t *testing.T) {
+	noLeaks(t)
 	srv, hs := startAgent(t, DefaultConfig())
 	c := dialTwilio(t, hs.URL, "CA-bad")
 	for _, msg := range []string{
@@ -386,6 +389,7 @@ func waitLive(t testing.TB, srv *Server, n int) {
 }
 
 func TestTwiMLSignature(t *testing.T) {
+	noLeaks(t)
 	cfg := DefaultConfig()
 	cfg.TwilioAuthToken = "secret"
 	_, hs := startAgent(t, cfg)
