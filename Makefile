@@ -29,10 +29,10 @@ vet: deps
 # accuracy table, which is too slow under -race and is compiled only with its own tag.
 test: deps vet
 	$(GO) test -race -timeout 15m ./...
-	$(GO) test -tags=nolibopusfile,accuracy -run 'Accuracy' -timeout 15m -v ./speech/...
+	$(GO) test -tags=nolibopusfile,accuracy -run '^TestAccuracy$$' -timeout 15m -v ./speech/pool/
 
 accuracy: deps
-	$(GO) test -tags=nolibopusfile,accuracy -run 'Accuracy' -timeout 30m -v ./speech/...
+	$(GO) test -tags=nolibopusfile,accuracy -run '^TestAccuracy$$' -timeout 30m -v ./speech/pool/
 
 demo: build
 	$(BIN) demo
