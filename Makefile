@@ -25,11 +25,10 @@ build: deps
 vet: deps
 	$(GO) vet ./...
 
-# The whole suite: vet, every package under the race detector (the browser test included), then the
-# accuracy table, which is too slow under -race and is compiled only with its own tag.
+# The whole suite: vet, then every package under the race detector (the browser test included) with
+# the accuracy table beside it (see scripts/test.sh).
 test: deps vet
-	$(GO) test -race -timeout 15m ./...
-	$(GO) test -tags=nolibopusfile,accuracy -run '^TestAccuracy$$' -timeout 15m -v ./speech/pool/
+	GO=$(GO) scripts/test.sh
 
 accuracy: deps
 	$(GO) test -tags=nolibopusfile,accuracy -run '^TestAccuracy$$' -timeout 30m -v ./speech/pool/
