@@ -45,9 +45,18 @@ bench: build
 fixtures: deps
 	$(GO) run ./cmd/callfleet fixtures -o fixtures
 
+# Each parser of untrusted input for a minute; inputs worth keeping go to the package's testdata/fuzz.
+FUZZTIME ?= 60s
 fuzz: deps
-	$(GO) test -run '^$$' -fuzz FuzzReadWAV -fuzztime 60s ./audio/
-	$(GO) test -run '^$$' -fuzz FuzzNormalize -fuzztime 60s ./speech/
+	$(GO) test -run '^$$' -fuzz '^FuzzReadWAV$$' -fuzztime $(FUZZTIME) ./audio/
+	$(GO) test -run '^$$' -fuzz '^FuzzNormalize$$' -fuzztime $(FUZZTIME) ./speech/
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./wire/twilio/
+	$(GO) test -run '^$$' -fuzz '^FuzzFastPath$$' -fuzztime $(FUZZTIME) ./wire/twilio/
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./wire/rtvi/
+	$(GO) test -run '^$$' -fuzz '^FuzzSSEReader$$' -fuzztime $(FUZZTIME) ./wire/rtvi/
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeOffer$$' -fuzztime $(FUZZTIME) ./wire/signaling/
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeJSONL$$' -fuzztime $(FUZZTIME) ./report/
+	$(GO) test -run '^$$' -fuzz '^FuzzOfferHandler$$' -fuzztime $(FUZZTIME) ./agent-under-test/
 
 lint: deps vet
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.7.0 ./...
