@@ -8,10 +8,12 @@ steps=${1:-4,8,16}
 dur=${2:-30s}
 port=${BENCH_PORT:-18555}
 out=results/bench-agent-$(date +%Y%m%d-%H%M%S)
-bin/callfleet agent --listen 127.0.0.1:$port >"$out.agent.log" 2>&1 &
+mkdir -p "$out"
+bin/callfleet agent --listen 127.0.0.1:$port >"$out/agent.log" 2>&1 &
 agent=$!
 trap 'kill $agent 2>/dev/null; wait $agent 2>/dev/null || true' EXIT
-for i in $(seq 50); do curl -sf http://127.0.0.1:$port/metrics >/dev/null && break; sleep 0.1; done
+for i in $(seq 100); do curl -sf http://127.0.0.1:$port/metrics >/dev/null && break; sleep 0.1; done
+curl -sf http://127.0.0.1:$port/metrics >/dev/null || { echo "bench-agent: the agent did not start, see $out/agent.log"; exit 1; }
 bin/callfleet run --no-tui --transport twilio --target ws://127.0.0.1:$port/twilio/ws \
 	--events-url "http://127.0.0.1:$port/calls/{callSid}/events" --steps "$steps" --step-duration "$dur" \
 	--ramp 5s --warmup 5s --seed 1 --out "$out/twilio" | sed -n '/^N /,/^$/p'

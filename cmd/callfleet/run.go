@@ -292,6 +292,8 @@ type progress struct {
 	ok    int
 	fail  int
 	e2r   []float64
+
+	failedCalls int
 }
 
 func newProgress(w io.Writer, plan scenarios.Plan) *progress {
@@ -318,6 +320,11 @@ func (p *progress) Handle(e scenarios.Event) {
 		}
 		if v, ok := checks.MetricSpeechEndToReply.OfTurn(e.Turn); ok {
 			p.e2r = append(p.e2r, float64(v))
+		}
+	case scenarios.EventCall:
+		if !e.Call.Connected && p.failedCalls < 5 { // say why calls fail, without flooding
+			p.failedCalls++
+			fmt.Fprintf(p.w, "call %d did not connect: %s\n", e.Call.Call, e.Call.Error)
 		}
 	case scenarios.EventStepEnd:
 		fmt.Fprintf(p.w, "step %d done: %d turns ok, %d failed\n", e.Step.Index+1, p.ok, p.fail)
