@@ -87,6 +87,9 @@ func cmdDemo(st *state, args []string) int {
 		if code == exitOK && !allOK(r.Steps) {
 			code = exitFailure
 		}
+		if run.stopped {
+			break // q in the live view: the summary of what ran, and no more transports
+		}
 	}
 	fmt.Fprintf(st.stdout, "\ndemo: %d of %d turns understood; results in %s\n", understood, all, out)
 	fmt.Fprintln(st.stdout, "(agent CPU and RSS are not measured here: the agent shares this process with the callers;\n run `callfleet agent` and `callfleet run --target ...` apart to measure them)")
@@ -104,4 +107,3 @@ func allOK(steps []report.Step) bool {
 	}
 	return true
 }
-

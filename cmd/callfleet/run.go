@@ -64,6 +64,8 @@ type runFlags struct {
 	P95Slack     time.Duration `yaml:"p95_slack"`
 	Understood   float64       `yaml:"min_understood"`
 	Lateness     time.Duration `yaml:"max_lateness_p99"`
+
+	stopped bool // set by the run: the user pressed q in the live view (demo skips the transports left)
 }
 
 func (rf *runFlags) register(fs *flag.FlagSet) {
@@ -203,7 +205,9 @@ func cmdRun(st *state, args []string) int {
 	fs := st.newFlags("run", "--target URL [--transport webrtc|twilio] [--steps 1,2,4,8] [--step-duration 2m] [flags]\n\n"+
 		"Opens steps of N concurrent calls, each speaking random counting phrases and checking every turn,\n"+
 		"and writes DIR/turns.jsonl as turns finish and DIR/report.json at the end. Ctrl-C stops ramping,\n"+
-		"hangs up and writes the report from what finished (exit 130).")
+		"hangs up and writes the report from what finished (exit 130). On a terminal a live view shows the run\n"+
+		"(q stops it the same way but exits 0, s ends the current step, ? lists the keys); --no-tui or a\n"+
+		"redirected stdout prints plain progress lines instead.")
 	scenario := fs.String("scenario", "", "YAML scenario file with the same settings as the flags (flags win)")
 	var rf runFlags
 	rf.register(fs)
@@ -264,9 +268,9 @@ func (st *state) executeReport(rf *runFlags, target, name string) (*report.Repor
 	case "none":
 		scrape = ""
 	}
-	prog := newProgress(st.stderr, plan)
-	r, err := scenarios.Execute(st.ctx, scenarios.Spec{Target: target, Dialer: d, Plan: plan, Thresholds: th,
-		Pool: p, STT: model, Out: out, Scrape: scrape, Outputs: []scenarios.Output{prog}})
+	r, stop, err := st.runSpec(rf, scenarios.Spec{Target: target, Dialer: d, Plan: plan, Thresholds: th,
+		Pool: p, STT: model, Out: out, Scrape: scrape})
+	rf.stopped = stop != viewNotStopped
 	if r != nil {
 		report.Text(st.stdout, r)
 		fmt.Fprintf(st.stdout, "\nreport: %s\n", filepath.Join(out, report.FileName))
@@ -274,10 +278,10 @@ func (st *state) executeReport(rf *runFlags, target, name string) (*report.Repor
 	if err != nil {
 		return r, st.fail(exitFailure, "%s: %v", name, err)
 	}
-	if st.ctx.Err() != nil {
+	if st.ctx.Err() != nil || stop == viewInterrupted {
 		return r, exitInterrupted
 	}
-	return r, exitOK
+	return r, exitOK // q in the live view is a normal stop
 }
 
 // progress prints plain lines: each step's start and end, and a line every few seconds.

@@ -60,7 +60,8 @@ var quietOnce sync.Once
 // quiet disables sphinxbase logging process-wide.
 func quiet() { C.stt_quiet() }
 
-// cArgv is a C argv kept alive for the model's lifetime, since sphinxbase may keep pointers into it.
+// cArgv is a C argv that must outlive its decoder: cmd_ln_parse_r keys its table by the argv
+// flag pointers themselves.
 type cArgv struct {
 	argc C.int
 	argv **C.char
@@ -90,6 +91,7 @@ func (a *cArgv) free() {
 // decoder owns one ps_decoder_t; it is used by one goroutine at a time (the pool enforces it).
 type decoder struct {
 	ps       *C.ps_decoder_t
+	args     *cArgv
 	initMean []C.mfcc_t // CMN prior at creation (-cmninit), restored per utterance
 }
 
@@ -100,14 +102,17 @@ var newDecoderErrs = map[C.int]string{
 	4: "ps_set_search failed",
 }
 
-func newDecoder(args *cArgv, grammar string) (*decoder, error) {
+// newDecoder runs ps_init; the files named in argv are only read during this call.
+func newDecoder(argv []string, grammar string) (*decoder, error) {
 	cg := C.CString(grammar)
 	defer C.free(unsafe.Pointer(cg))
+	args := newCArgv(argv)
 	var ps *C.ps_decoder_t
 	if rc := C.stt_decoder_new(args.argc, args.argv, cg, &ps); rc != 0 {
+		args.free()
 		return nil, fmt.Errorf("%w: %s", ErrDecoder, newDecoderErrs[rc])
 	}
-	d := &decoder{ps: ps}
+	d := &decoder{ps: ps, args: args}
 	if n := C.stt_cmn_len(ps); n > 0 {
 		d.initMean = make([]C.mfcc_t, n)
 		C.stt_cmn_get(ps, &d.initMean[0])
@@ -144,5 +149,6 @@ func (d *decoder) free() {
 	if d.ps != nil {
 		C.ps_free(d.ps)
 		d.ps = nil
+		d.args.free()
 	}
 }

@@ -16,8 +16,8 @@ import (
 	"go.uber.org/goleak"
 )
 
-// Test audio is synthesised at test time, never committed. Needs Debian packages
-// flite, espeak-ng and sox (plus pocketsphinx-en-us for the model).
+// Test audio is synthesised at test time, never committed (sox -R keeps its dither repeatable).
+// Needs Debian packages flite, espeak-ng and sox (plus pocketsphinx-en-us for the model).
 
 var (
 	fixtureDir string
@@ -93,9 +93,9 @@ func synth(tb testing.TB, voice, text string, ch channel) []int16 {
 		src := wav
 		if ch == phone {
 			src = base + ".ulaw.wav"
-			run(tb, "sox", wav, "-r", "8000", "-c", "1", "-e", "mu-law", src)
+			run(tb, "sox", "-R", wav, "-r", "8000", "-c", "1", "-e", "mu-law", src)
 		}
-		run(tb, "sox", src, "-t", "raw", "-r", "16000", "-c", "1", "-e", "signed", "-b", "16", "-L", raw)
+		run(tb, "sox", "-R", src, "-t", "raw", "-r", "16000", "-c", "1", "-e", "signed", "-b", "16", "-L", raw)
 	}
 	b, err := os.ReadFile(raw)
 	if err != nil {

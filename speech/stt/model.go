@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 )
 
@@ -18,23 +17,21 @@ var (
 	_ Transcriber = (*OpenAI)(nil)
 )
 
-// Model is a loaded PocketSphinx digit recogniser with a bounded pool of decoders.
-// Load it once per process; it is safe for concurrent use.
+// Model is a loaded PocketSphinx digit recogniser with a bounded pool of decoders
+// (each ~5 MB resident, ~10–25 ms to create). Load it once per process; it is safe for
+// concurrent use. A process may exit without Close: nothing is left on disk.
 type Model struct {
 	cfg        Config
-	args       *cArgv
 	grammar    string
 	maxSamples int
-	tmpDir     string // holds the embedded dictionary, which ps_init only reads from a path
 
 	sem      chan struct{} // one token per decoder in use; bounds the pool
-	createMu sync.Mutex    // decoder creation touches sphinxbase globals (log file)
+	createMu sync.Mutex    // ps_init touches sphinxbase globals (log file)
 
-	mu      sync.Mutex
-	idle    []*decoder
-	live    int // decoders created and not yet freed
-	closed  bool
-	cleaned bool
+	mu     sync.Mutex
+	idle   []*decoder
+	live   int // decoders created or being created, not yet freed
+	closed bool
 }
 
 // Load validates the model files and prepares the pool; decoders are created lazily.
@@ -46,43 +43,44 @@ func Load(cfg Config) (*Model, error) {
 		cfg: cfg, grammar: cfg.grammar(), maxSamples: cfg.maxSamples(),
 		sem: make(chan struct{}, cfg.maxDecoders()),
 	}
-	dict := cfg.Dict
-	if dict == "" {
-		dir, err := os.MkdirTemp("", "callfleet-stt-")
-		if err != nil {
-			return nil, fmt.Errorf("stt: temp dir for dictionary: %w", err)
-		}
-		dict = filepath.Join(dir, "digits.dict")
-		if err := os.WriteFile(dict, []byte(digitsDict), 0o600); err != nil {
-			os.RemoveAll(dir)
-			return nil, fmt.Errorf("stt: write dictionary: %w", err)
-		}
-		m.tmpDir = dir
-	}
 	if cfg.LogFile == "" {
 		quietOnce.Do(quiet)
 	}
-	m.args = newCArgv(cfg.argv(dict))
 	// Build one decoder now so a bad grammar or model fails Load, not the first call.
 	d, err := m.create()
 	if err != nil {
-		m.cleanup()
 		return nil, err
 	}
+	m.live = 1
 	m.idle = append(m.idle, d)
 	return m, nil
 }
 
+// create builds a decoder. ps_init reads the dictionary only from a path, so the embedded
+// one is written to a temp file that lives just for the call.
 func (m *Model) create() (*decoder, error) {
 	m.createMu.Lock()
 	defer m.createMu.Unlock()
-	d, err := newDecoder(m.args, m.grammar)
+	dict := m.cfg.Dict
+	if dict == "" {
+		f, err := os.CreateTemp("", "callfleet-stt-*.dict")
+		if err != nil {
+			return nil, fmt.Errorf("stt: temp dictionary: %w", err)
+		}
+		dict = f.Name()
+		defer os.Remove(dict)
+		_, werr := f.WriteString(digitsDict)
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return nil, fmt.Errorf("stt: write temp dictionary: %w", werr)
+		}
+	}
+	d, err := newDecoder(m.cfg.argv(dict), m.grammar)
 	if err != nil {
 		return nil, fmt.Errorf("stt: new decoder (hmm %s): %w", m.cfg.HMM, err)
 	}
-	m.mu.Lock()
-	m.live++
-	m.mu.Unlock()
 	return d, nil
 }
 
@@ -108,9 +106,13 @@ func (m *Model) acquire(ctx context.Context) (*decoder, error) {
 		m.mu.Unlock()
 		return d, nil
 	}
+	m.live++
 	m.mu.Unlock()
 	d, err := m.create()
 	if err != nil {
+		m.mu.Lock()
+		m.live--
+		m.mu.Unlock()
 		<-m.sem
 		return nil, err
 	}
@@ -126,7 +128,6 @@ func (m *Model) release(d *decoder, broken bool) {
 	} else {
 		m.idle = append(m.idle, d)
 	}
-	m.maybeCleanupLocked()
 	m.mu.Unlock()
 	<-m.sem
 }
@@ -141,34 +142,7 @@ func (m *Model) Close() error {
 		m.live--
 	}
 	m.idle = nil
-	m.maybeCleanupLocked()
 	return nil
-}
-
-// maybeCleanupLocked frees the C argv and temp dictionary once no decoder can need them.
-func (m *Model) maybeCleanupLocked() {
-	if m.closed && m.live == 0 && !m.cleaned {
-		m.cleaned = true
-		m.cleanupFiles()
-	}
-}
-
-func (m *Model) cleanup() {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.closed, m.cleaned = true, true
-	m.cleanupFiles()
-}
-
-func (m *Model) cleanupFiles() {
-	if m.args != nil {
-		m.args.free()
-		m.args = nil
-	}
-	if m.tmpDir != "" {
-		os.RemoveAll(m.tmpDir)
-		m.tmpDir = ""
-	}
 }
 
 // Transcribe decodes one whole utterance of 16 kHz audio and returns its digits.

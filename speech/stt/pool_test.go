@@ -176,7 +176,6 @@ func TestModelClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := m.tmpDir
 	held, err := m.acquire(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -197,18 +196,12 @@ func TestModelClose(t *testing.T) {
 	if _, err := s.Finish(); !errors.Is(err, ErrClosed) {
 		t.Errorf("Finish after Close: %v", err)
 	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Errorf("dictionary removed while a decoder is still busy: %v", err)
-	}
 	if _, err := held.decode(make([]int16, 1600)); err != nil {
 		t.Errorf("busy decoder outliving Close: %v", err)
 	}
 	m.release(held, false)
 	if live, _ := m.counts(); live != 0 {
 		t.Errorf("live decoders after Close: %d", live)
-	}
-	if _, err := os.Stat(dir); !os.IsNotExist(err) {
-		t.Errorf("temp dictionary dir not removed: %v", err)
 	}
 }
 
@@ -227,5 +220,56 @@ func TestStreamTooLong(t *testing.T) {
 	}
 	if _, err := m.Transcribe(context.Background(), make([]int16, SampleRate+1)); !errors.Is(err, ErrTooLong) {
 		t.Errorf("Transcribe past limit: %v", err)
+	}
+}
+
+// TestCloseWhileBusy: Close racing with callers frees everything exactly once and only
+// ever surfaces ErrClosed.
+func TestCloseWhileBusy(t *testing.T) {
+	m, err := Load(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pcm := synth(t, "rms", "four five zero one eight", wideband)
+	var wg sync.WaitGroup
+	for range 6 {
+		wg.Go(func() {
+			for {
+				if _, err := m.Transcribe(context.Background(), pcm); err != nil {
+					if !errors.Is(err, ErrClosed) {
+						t.Errorf("unexpected error: %v", err)
+					}
+					return
+				}
+			}
+		})
+	}
+	time.Sleep(150 * time.Millisecond)
+	m.Close()
+	wg.Wait()
+	if live, idle := m.counts(); live != 0 || idle != 0 {
+		t.Errorf("after Close: live %d idle %d", live, idle)
+	}
+}
+
+// TestNoTempFilesLeft: a Model that is never closed (the normal process-lifetime case) must
+// not leave its dictionary on disk.
+func TestNoTempFilesLeft(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	m := loadDefault(t, func(c *Config) { c.MaxDecoders = 3 })
+	var held []*decoder
+	for range 3 {
+		d, err := m.acquire(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, d)
+	}
+	for _, d := range held {
+		m.release(d, false)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("left in TMPDIR: %v", ents)
 	}
 }

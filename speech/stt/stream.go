@@ -8,8 +8,8 @@ import (
 
 // Stream collects one utterance fed incrementally, e.g. 20 ms frames as they arrive, and
 // decodes it at Finish. Decoding the whole utterance at once gives batch cepstral mean
-// normalisation, which measured far more accurate than PocketSphinx's live mode (see
-// sweep_test.go), and it means an idle Stream holds no decoder, goroutine or C memory:
+// normalisation: live mode heard 0 of 30 phrases that went through 8 kHz mu-law on a fresh
+// decoder, batch heard 30 of 30 (flite rms). It also means an idle Stream holds no decoder, goroutine or C memory:
 // only its samples (32 KB per second). Finish costs ~0.02 s of CPU per second of audio.
 // The ctx given to NewStream bounds the stream: once done, Feed and Finish return ctx.Err().
 type Stream struct {
@@ -62,12 +62,13 @@ func (s *Stream) Feed(frame []int16) error {
 // pooled decoder, honouring the stream's ctx. The Stream is closed afterwards.
 func (s *Stream) Finish() (string, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed {
+		s.mu.Unlock()
 		return "", ErrStreamClosed
 	}
 	pcm, err := s.pcm, s.err
 	s.closed, s.pcm = true, nil
+	s.mu.Unlock() // decoding runs unlocked so a concurrent Close never waits on it
 	if err != nil {
 		return "", err
 	}

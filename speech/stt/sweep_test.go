@@ -5,7 +5,9 @@ package stt
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -34,8 +36,23 @@ type utterance struct {
 	pcm    []int16
 }
 
-func sweepCases() []sweepCase {
+func sweepCases(t *testing.T) []sweepCase {
 	var cs []sweepCase
+	// STT_SWEEP_GRID="2:1e-5,6:0.03" replaces the default grid with those lw:wip points.
+	if g := os.Getenv("STT_SWEEP_GRID"); g != "" {
+		for _, pt := range strings.Split(g, ",") {
+			lw, wip, _ := strings.Cut(pt, ":")
+			c := DefaultConfig()
+			var err1, err2 error
+			c.LW, err1 = strconv.ParseFloat(lw, 64)
+			c.WIP, err2 = strconv.ParseFloat(wip, 64)
+			if err1 != nil || err2 != nil {
+				t.Fatalf("bad STT_SWEEP_GRID point %q", pt)
+			}
+			cs = append(cs, sweepCase{fmt.Sprintf("lw=%g wip=%g", c.LW, c.WIP), c})
+		}
+		return cs
+	}
 	for _, lw := range []float64{1, 2, 4, 6} {
 		for _, wip := range []float64{1e-2, 1e-4, 1e-6} {
 			c := DefaultConfig()
@@ -43,18 +60,23 @@ func sweepCases() []sweepCase {
 			cs = append(cs, sweepCase{fmt.Sprintf("lw=%g wip=%g", lw, wip), c})
 		}
 	}
+	for _, pt := range [][2]float64{{2, 1e-5}, {2, 1e-7}, {3, 1e-4}, {4, 1e-3}, {5, 1e-2}, {6, 3e-2}, {8, 3e-2}} {
+		c := DefaultConfig()
+		c.LW, c.WIP = pt[0], pt[1]
+		cs = append(cs, sweepCase{fmt.Sprintf("lw=%g wip=%g", c.LW, c.WIP), c})
+	}
 	extra := func(name string, f func(*Config)) {
 		c := DefaultConfig()
 		f(&c)
 		cs = append(cs, sweepCase{name, c})
 	}
-	extra("lw=2 wip=1e-4, any-length grammar", func(c *Config) { c.Grammar = anyDigitsGrammar })
+	extra("default, any-length grammar", func(c *Config) { c.Grammar = anyDigitsGrammar })
 	for _, a := range [][]string{
 		{"-silprob", "0.05"}, {"-silprob", "0.5"}, {"-fillprob", "1e-4"}, {"-fillprob", "1e-2"},
 		{"-remove_noise", "no"}, {"-remove_silence", "no"}, {"-dither", "yes"},
 		{"-beam", "1e-60", "-wbeam", "1e-50"},
 	} {
-		extra("lw=2 wip=1e-4, "+strings.Join(a, " "), func(c *Config) { c.Args = a })
+		extra("default, "+strings.Join(a, " "), func(c *Config) { c.Args = a })
 	}
 	return cs
 }
@@ -72,7 +94,7 @@ func TestSweep(t *testing.T) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n| setting | %s | 16k | 8k-ulaw | all | empty |\n|---|", strings.Join(sweepVoices, " | "))
 	b.WriteString(strings.Repeat("---|", len(sweepVoices)+4) + "\n")
-	for _, sc := range sweepCases() {
+	for _, sc := range sweepCases(t) {
 		ok, empty := sweepRun(t, sc.cfg, utts)
 		row := func(keep func(utterance) bool) string {
 			n, k := 0, 0
