@@ -69,6 +69,9 @@ func Execute(ctx context.Context, spec Spec) (*report.Report, error) {
 	if err := r.Write(spec.Out); err != nil {
 		return r, fmt.Errorf("write report: %w", err)
 	}
+	if err := report.WriteHTML(spec.Out, r, nil); err != nil {
+		return r, fmt.Errorf("write html report: %w", err)
+	}
 	if werr != nil {
 		return r, fmt.Errorf("turns file: %w", werr)
 	}

@@ -2,17 +2,20 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 
+	"github.com/callfleet/callfleet/callers"
 	"github.com/callfleet/callfleet/report"
 )
 
 func init() {
-	register("report", "print a run's report again: text, markdown or json", cmdReport)
+	register("report", "print a run's report again: text, markdown, json or html", cmdReport)
 }
 
 func cmdReport(st *state, args []string) int {
-	fs := st.newFlags("report", "DIR/report.json [--format text|markdown|json]")
-	format := fs.String("format", "text", "text, markdown or json")
+	fs := st.newFlags("report", "DIR/report.json [--format text|markdown|json|html] [-o FILE]")
+	format := fs.String("format", "text", "text, markdown, json or html (one self-contained page with charts)")
+	out := fs.String("o", "", "write to FILE instead of standard output")
 	if code, ok := parse(fs, interleaved(fs, args)); !ok {
 		return code
 	}
@@ -20,25 +23,47 @@ func cmdReport(st *state, args []string) int {
 		fs.Usage()
 		return exitUsage
 	}
-	r, err := report.Load(fs.Arg(0))
+	path := fs.Arg(0)
+	r, err := report.Load(path)
 	if err != nil {
 		return st.fail(exitUsage, "%v", err) // already says "report: load ..."
 	}
+	var render func(io.Writer) error
 	switch *format {
 	case "text":
-		err = report.Text(st.stdout, r)
+		render = func(w io.Writer) error { return report.Text(w, r) }
 	case "markdown", "md":
-		err = report.Markdown(st.stdout, r)
+		render = func(w io.Writer) error { return report.Markdown(w, r) }
 	case "json":
-		enc := json.NewEncoder(st.stdout)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(r)
+		render = func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(r)
+		}
+	case "html":
+		turns := st.reportTurns(r, path)
+		render = func(w io.Writer) error { return report.HTML(w, r, turns) }
 	default:
-		return st.fail(exitUsage, "report: --format %q: want text, markdown or json", *format)
+		return st.fail(exitUsage, "report: --format %q: want text, markdown, json or html", *format)
 	}
-	if err != nil {
+	if err := writeTo(st.stdout, *out, render); err != nil {
 		return st.fail(exitFailure, "report: %v", err)
 	}
 	return exitOK
 }
 
+// reportTurns reads the report's turn records for the HTML distributions; without them the page
+// is still written, with a warning.
+func (st *state) reportTurns(r *report.Report, path string) []callers.Turn {
+	tp := r.TurnsPath(path)
+	if tp == "" {
+		st.fail(0, "report: warning: the report names no turns file: the distributions are left out")
+		return nil
+	}
+	turns, _, err := report.ReadJSONL(tp)
+	if err != nil {
+		st.fail(0, "report: warning: %v: the distributions are left out", err)
+		return nil
+	}
+	return turns
+}

@@ -1,0 +1,115 @@
+package report
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+)
+
+// chromiumPath is Debian's Chromium, which `make deps` installs.
+const chromiumPath = "/usr/bin/chromium"
+
+// TestHTMLInChromium opens the report in headless Chromium, offline, and checks every chart
+// is drawn with a size and the page asked the network for nothing.
+func TestHTMLInChromium(t *testing.T) {
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Fatalf("the HTML report test needs Debian's Chromium at %s (%v): run `make deps`", chromiumPath, err)
+	}
+	dir := t.TempDir()
+	run := synthRun()
+	if err := WriteRun(filepath.Join(dir, FileName), run); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTML(dir, run.Report, nil, Section{Title: "Pause probe", Head: []string{"pause"}, Rows: [][]string{{"300 ms"}}}); err != nil {
+		t.Fatal(err)
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromiumPath),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.WindowSize(1280, 900),
+	}
+	var mu sync.Mutex
+	var requests []string
+	record := func(u string) {
+		mu.Lock()
+		requests = append(requests, u)
+		mu.Unlock()
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	// The listener is there before the first command, so it sees every request of the tab.
+	bctx, cancelBrowser := chromedp.NewContext(actx, chromedp.WithErrorf(t.Logf), chromedp.WithListener(func(ev any) {
+		switch e := ev.(type) {
+		case *network.EventRequestWillBeSent:
+			record(e.Request.URL)
+		case network.EventRequestWillBeSent:
+			record(e.Request.URL)
+		}
+	}))
+	defer cancelBrowser()
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatalf("start %s: %v", chromiumPath, err)
+	}
+	ctx, cancel := context.WithTimeout(bctx, 30*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+filepath.Join(dir, HTMLFileName)),
+		chromedp.WaitReady(chromedp.CSS("footer"))); err != nil {
+		t.Fatal(err)
+	}
+	charts, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('figure svg').length`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Drawn: laid out with a size, and holding the paths and labels of a plot.
+	sized, err := chromedp.Run(ctx, chromedp.Evaluate[int](`[...document.querySelectorAll('figure svg')].filter(s => {
+		const r = s.getBoundingClientRect();
+		return r.width > 200 && r.height > 100 && s.querySelectorAll('path, text').length > 10;
+	}).length`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	title, err := chromedp.Run(ctx, chromedp.Title())
+	if err != nil {
+		t.Fatal(err)
+	}
+	capacity, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#capacity")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("section.extra h2")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if charts != len(allCharts) || sized != charts {
+		t.Errorf("%d charts, %d drawn with a size; want %d", charts, sized, len(allCharts))
+	}
+	if !strings.Contains(title, "capacity 2 calls") || !strings.HasPrefix(capacity, "capacity: 2 calls") || probe != "Pause probe" {
+		t.Errorf("title %q, capacity %q, probe section %q", title, capacity, probe)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, u := range requests {
+		if !strings.HasPrefix(u, "file://") && !strings.HasPrefix(u, "data:") {
+			t.Errorf("the page fetched %s", u)
+		}
+	}
+	if len(requests) == 0 {
+		t.Error("no request seen at all: the network listener is not working")
+	}
+}
