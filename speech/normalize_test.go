@@ -65,7 +65,7 @@ func TestPhrasesReproducible(t *testing.T) {
 	if same {
 		t.Fatal("different seeds gave the same 50 phrases")
 	}
-	if ForCall(1, 3).Next() != ForCall(1, 3).Next() {
+	if a, b := ForCall(1, 3), ForCall(1, 3); a.Next() != b.Next() {
 		t.Fatal("ForCall not reproducible")
 	}
 	if ForCall(1, 3).Next() == ForCall(1, 4).Next() && ForCall(1, 3).Next() == ForCall(1, 5).Next() {

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/goccy/go-yaml"
@@ -288,7 +287,6 @@ func (st *state) executeReport(rf *runFlags, target, name string) (*report.Repor
 type progress struct {
 	w     io.Writer
 	plan  scenarios.Plan
-	mu    sync.Mutex
 	step  scenarios.StepSchedule
 	start time.Time
 	last  time.Time
