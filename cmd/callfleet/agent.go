@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	agent "github.com/callfleet/callfleet/agent-under-test"
@@ -85,6 +86,7 @@ func (af *agentFlags) build(st *state, log *slog.Logger) (*agent.Server, func(),
 func cmdAgent(st *state, args []string) int {
 	fs := st.newFlags("agent", "[--listen 127.0.0.1:8080] [flags]\n\nRuns the reference agent until Ctrl-C or SIGTERM (then: no new calls, live calls end cleanly).")
 	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on")
+	pprofAt := fs.String("pprof", "", "serve Go's /debug/pprof on this address (e.g. 127.0.0.1:6060), to see where the agent's CPU goes")
 	var af agentFlags
 	af.register(fs, "")
 	if code, ok := parse(fs, args); !ok {
@@ -102,6 +104,16 @@ func cmdAgent(st *state, args []string) int {
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return st.fail(exitFailure, "agent: listen %s: %v", *listen, err)
+	}
+	if *pprofAt != "" {
+		go func() {
+			mux := http.NewServeMux()
+			mux.HandleFunc("/debug/pprof/", pprof.Index)
+			mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+			if err := http.ListenAndServe(*pprofAt, mux); err != nil {
+				log.Warn("pprof", "err", err)
+			}
+		}()
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(st.stdout, "agent listening on http://%s (Twilio: ws://%s/twilio/ws, WebRTC: http://%s/api/offer)\n", ln.Addr(), ln.Addr(), ln.Addr())

@@ -41,7 +41,7 @@ func TestEspeak(t *testing.T) {
 func TestEspeakStream(t *testing.T) {
 	v := mustEspeak(t, "en-us")
 	n := 0
-	err := v.(Streamer).SynthesizeStream(context.Background(), "Hello there. Seven one three four five six", func(c []int16) error {
+	err := v.(Streamer).SynthesizeStream(context.Background(), "Hello there. Seven one three four five six seven", func(c []int16) error {
 		if len(c) == 0 {
 			t.Error("empty chunk")
 		}

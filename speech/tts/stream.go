@@ -7,9 +7,11 @@ import (
 )
 
 const (
-	// streamMaxWords caps a chunk without punctuation: about 1.5 s of speech, so a long
-	// unpunctuated reply still starts playing after one short synthesis.
-	streamMaxWords = 4
+	// streamMaxWords caps a chunk without punctuation: about 2.5 s of speech, so a long
+	// unpunctuated reply still starts playing after one short synthesis, while a counting phrase
+	// (at most 5 words) is spoken whole: a join inside it was misheard ("four six seven | nine
+	// seven" heard as 46279 once in 45 WebRTC turns).
+	streamMaxWords = 6
 	// streamJoinPad is the silence kept on each side of a join inside a clause: flite pads every
 	// utterance with 70–270 ms, which would put a 0.3–0.5 s hole in the middle of a clause.
 	streamJoinPad = 0.030 // seconds

@@ -130,9 +130,10 @@ func TestSplitChunks(t *testing.T) {
 	}{
 		{"", nil},
 		{"seven one three four", []string{"seven one three four"}},
-		{"seven one three four five", []string{"seven one+", "three four five"}},
-		{"one two three four five six seven eight nine", []string{"one two three+", "four five six+", "seven eight nine"}},
-		{"Hello. How can I help you today?", []string{"Hello.", "How can I+", "help you today?"}},
+		{"seven one three four five", []string{"seven one three four five"}},
+		{"one two three four five six seven eight nine", []string{"one two three four+", "five six seven eight nine"}},
+		{"one two three four five six seven eight nine ten eleven twelve thirteen", []string{"one two three four+", "five six seven eight+", "nine ten eleven twelve thirteen"}},
+		{"Hello. How can I help you today?", []string{"Hello.", "How can I help you today?"}},
 		{"Yes, sir; done.) Next!", []string{"Yes,", "sir;", "done.)", "Next!"}},
 		{"  spaced\n\tout  words ", []string{"spaced out words"}},
 		{"3.5 percent", []string{"3.5 percent"}},
