@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/callfleet/callfleet/report"
 )
 
 func init() {
@@ -84,26 +83,15 @@ func cmdDemo(st *state, args []string) int {
 			all += s.Turns.Total
 			understood += s.Turns.Understood
 		}
-		if code == exitOK && !allOK(r.Steps) {
-			code = exitFailure
-		}
 		if run.stopped {
 			break // q in the live view: the summary of what ran, and no more transports
 		}
 	}
 	fmt.Fprintf(st.stdout, "\ndemo: %d of %d turns understood; results in %s\n", understood, all, out)
 	fmt.Fprintln(st.stdout, "(agent CPU and RSS are not measured here: the agent shares this process with the callers;\n run `callfleet agent` and `callfleet run --target ...` apart to measure them)")
+	// The demo passes on understanding; step verdicts (latency, a busy generator) are reported above.
 	if understood != all || all == 0 {
 		return exitFailure
 	}
 	return code
-}
-
-func allOK(steps []report.Step) bool {
-	for _, s := range steps {
-		if !s.Verdict.OK {
-			return false
-		}
-	}
-	return true
 }
