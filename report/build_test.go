@@ -109,7 +109,7 @@ func TestWriteLoad(t *testing.T) {
 func TestLoadErrors(t *testing.T) {
 	dir := t.TempDir()
 	other := filepath.Join(dir, "other.json")
-	if err := os.WriteFile(other, []byte(`{"schema":"callfleet.report/v2"}`), 0o644); err != nil {
+	if err := os.WriteFile(other, []byte(`{"schema":"callfleet.report/v0"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Load(other); !errors.Is(err, ErrSchema) {

@@ -8,7 +8,7 @@ import (
 )
 
 // Schema names this report format; a change that breaks readers bumps it.
-const Schema = "callfleet.report/v1"
+const Schema = "callfleet.report/v2"
 
 // Report is the record of one run: plain data, written as report.json.
 type Report struct {

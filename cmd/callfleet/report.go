@@ -32,6 +32,10 @@ func cmdReport(st *state, args []string) int {
 	switch *format {
 	case "text":
 		render = func(w io.Writer) error { return report.Text(w, r) }
+		// A probe, barge-in or idle run keeps its figures in a scenario section.
+		if sr, err := report.LoadScenarios(path); err == nil && (sr.Probe != nil || sr.BargeIn != nil || sr.Idle != nil) {
+			render = func(w io.Writer) error { return report.TextScenarios(w, sr) }
+		}
 	case "markdown", "md":
 		render = func(w io.Writer) error { return report.Markdown(w, r) }
 	case "json":
