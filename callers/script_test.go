@@ -54,7 +54,7 @@ func TestRunScriptTiming(t *testing.T) {
 	}
 	near := func(what string, got, want time.Duration) {
 		t.Helper()
-		if got < want-30*time.Millisecond || got > want+30*time.Millisecond {
+		if tol := 30 * time.Millisecond * timingSlack; got < want-tol || got > want+tol {
 			t.Errorf("%s %v, want %v", what, got, want)
 		}
 	}
