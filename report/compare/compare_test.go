@@ -3,39 +3,16 @@ package compare
 import (
 	"bytes"
 	"encoding/xml"
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/callfleet/callfleet/internal/golden"
+
 	"github.com/callfleet/callfleet/report"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares got with testdata/name, or rewrites it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test -update to accept):\n%s", name, got)
-	}
-}
 
 // goldenRules exercise every status: a significant slowdown, a break that is noise, an absolute
 // share, capacity, agent figures, a step neither run has.
@@ -71,9 +48,9 @@ func TestGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	golden(t, "compare.txt.golden", txt.Bytes())
-	golden(t, "compare.md.golden", md.Bytes())
-	golden(t, "compare.junit.xml.golden", ju.Bytes())
+	golden.Check(t, "compare.txt.golden", txt.Bytes())
+	golden.Check(t, "compare.md.golden", md.Bytes())
+	golden.Check(t, "compare.junit.xml.golden", ju.Bytes())
 	var doc junitSuites
 	if err := xml.Unmarshal(ju.Bytes(), &doc); err != nil {
 		t.Fatalf("junit does not parse: %v", err)

@@ -1,36 +1,14 @@
 package rtvi
 
 import (
-	"bytes"
 	"errors"
-	"flag"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/callfleet/callfleet/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s differs from golden file:\n got %s\nwant %s", name, got, want)
-	}
-}
 
 var ts = time.Date(2026, 8, 21, 16, 51, 30, 123456789, time.FixedZone("EDT", -4*3600))
 
@@ -70,7 +48,7 @@ func TestConstructorsGolden(t *testing.T) {
 		}
 		out = append(append(out, b...), '\n')
 	}
-	golden(t, "messages.jsonl", out)
+	golden.Check(t, "messages.jsonl", out)
 }
 
 func TestPipecatShapes(t *testing.T) {

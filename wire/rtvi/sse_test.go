@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/callfleet/callfleet/internal/golden"
 )
 
 func TestWriteSSEGolden(t *testing.T) {
@@ -17,7 +19,7 @@ func TestWriteSSEGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	golden(t, "stream.sse", buf.Bytes())
+	golden.Check(t, "stream.sse", buf.Bytes())
 
 	// The reader gets back exactly what was written, whatever the read sizes.
 	for name, r := range map[string]io.Reader{

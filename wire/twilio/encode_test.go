@@ -3,33 +3,11 @@ package twilio
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/callfleet/callfleet/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-// golden compares got with testdata/name, or rewrites the file under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s differs from golden file:\n got %s\nwant %s", name, got, want)
-	}
-}
 
 var mulaw160 = func() []byte {
 	b := make([]byte, 160)
@@ -73,7 +51,7 @@ func TestEncoders(t *testing.T) {
 			if !json.Valid(tt.got) {
 				t.Fatalf("invalid JSON: %s", tt.got)
 			}
-			golden(t, tt.name, tt.got)
+			golden.Check(t, tt.name, tt.got)
 			m, err := Decode(tt.got)
 			if err != nil {
 				t.Fatalf("Decode(%s): %v", tt.got, err)

@@ -4,12 +4,14 @@ import (
 	"errors"
 	"maps"
 	"testing"
+
+	"github.com/callfleet/callfleet/internal/golden"
 )
 
 func TestStreamTwiML(t *testing.T) {
 	params := map[string]string{"to": "+1 555", "from": `a"b<c>&'d`, "line": "x\ny"}
 	got := StreamTwiML("wss://agent.example/ws?a=1&b=2", params)
-	golden(t, "stream.twiml", got)
+	golden.Check(t, "stream.twiml", got)
 	url, back, err := ParseStreamURL(got)
 	if err != nil {
 		t.Fatal(err)
@@ -19,7 +21,7 @@ func TestStreamTwiML(t *testing.T) {
 	}
 
 	bare := StreamTwiML("wss://h/ws", nil)
-	golden(t, "stream_bare.twiml", bare)
+	golden.Check(t, "stream_bare.twiml", bare)
 	url, back, err = ParseStreamURL(bare)
 	if err != nil || url != "wss://h/ws" || back == nil || len(back) != 0 {
 		t.Fatalf("ParseStreamURL(bare) = %q, %v, %v", url, back, err)
