@@ -11,14 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callfleet/callfleet/internal/chromium"
+
 	"github.com/chromedp/chromedp"
 
 	"github.com/callfleet/callfleet/audio"
 	"github.com/callfleet/callfleet/speech/pool"
 )
-
-// chromiumPath is Debian's Chromium, which `make deps` installs.
-const chromiumPath = "/usr/bin/chromium"
 
 // callerWAV writes the clip as Chromium's fake microphone plays it: 48 kHz mono 16-bit, 1.5 s
 // of silence before the phrase and 3 s after, so that the agent's end-of-turn comes before the
@@ -39,26 +38,12 @@ func callerWAV(t *testing.T, clip *pool.Clip) string {
 // browser starts a headless Chromium whose microphone plays wav; it stops with the test.
 func browser(t *testing.T, wav string) context.Context {
 	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Fatalf("the browser test needs Debian's Chromium at %s (%v): run `make deps`", chromiumPath, err)
-	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromiumPath),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
+	opts := chromium.Options(t,
 		chromedp.Flag("use-fake-ui-for-media-stream", true),
 		chromedp.Flag("use-fake-device-for-media-stream", true),
 		chromedp.Flag("use-file-for-fake-audio-capture", wav),
 		chromedp.Flag("autoplay-policy", "no-user-gesture-required"),
-	}
+	)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx, chromedp.WithErrorf(t.Logf))
 	t.Cleanup(func() {
@@ -67,7 +52,7 @@ func browser(t *testing.T, wav string) context.Context {
 	})
 	// The first run starts the browser, for as long as ctx lives: no deadline on it.
 	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("start %s: %v", chromiumPath, err)
+		t.Fatalf("start %s: %v", chromium.Path, err)
 	}
 	return ctx
 }

@@ -2,26 +2,21 @@ package report
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/callfleet/callfleet/internal/chromium"
+
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 )
 
-// chromiumPath is Debian's Chromium, which `make deps` installs.
-const chromiumPath = "/usr/bin/chromium"
-
 // TestHTMLInChromium opens the report in headless Chromium, offline, and checks every chart
 // is drawn with a size and the page asked the network for nothing.
 func TestHTMLInChromium(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Fatalf("the HTML report test needs Debian's Chromium at %s (%v): run `make deps`", chromiumPath, err)
-	}
 	dir := t.TempDir()
 	run := synthRun()
 	if err := WriteRun(filepath.Join(dir, FileName), run); err != nil {
@@ -30,20 +25,7 @@ func TestHTMLInChromium(t *testing.T) {
 	if err := WriteHTML(dir, run.Report, nil, Section{Title: "Pause probe", Head: []string{"pause"}, Rows: [][]string{{"300 ms"}}}); err != nil {
 		t.Fatal(err)
 	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromiumPath),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.WindowSize(1280, 900),
-	}
+	opts := chromium.Options(t, chromedp.WindowSize(1280, 900))
 	var mu sync.Mutex
 	var requests []string
 	record := func(u string) {
@@ -64,7 +46,7 @@ func TestHTMLInChromium(t *testing.T) {
 	}))
 	defer cancelBrowser()
 	if err := chromedp.Do(bctx); err != nil {
-		t.Fatalf("start %s: %v", chromiumPath, err)
+		t.Fatalf("start %s: %v", chromium.Path, err)
 	}
 	ctx, cancel := context.WithTimeout(bctx, 30*time.Second)
 	defer cancel()
