@@ -69,9 +69,7 @@ func TestAccuracy(t *testing.T) {
 	defaults := map[string]bool{}
 	defaults[speech.DefaultCallerVoice] = true
 	defaults[speech.DefaultAgentVoice] = true
-	// Every voice family's voices (flite's 8 kHz kal and espeak's en+f3 were measured once and
-	// left out to keep make test short: 75/85/53 % and 46/2/75 %).
-	voices := []string{"flite:rms", "flite:kal16", "flite:awb", "flite:slt", "espeak:en-us"}
+	voices := []string{"flite:rms", "flite:kal16", "flite:awb", "flite:slt", "flite:kal", "espeak:en-us", "espeak:en+f3"}
 	var rows []row
 	for _, name := range voices {
 		n := 200
