@@ -73,7 +73,7 @@ func TestIdleAgainstReferenceAgent(t *testing.T) {
 			defer cancel()
 			p := DefaultIdlePlan()
 			p.Conversations, p.ExpectPrompt, p.ExpectHangup, p.Seed = 2, time.Second, time.Second, 6
-			p.Tolerance = 60 * time.Millisecond * closeSlack
+			p.Tolerance = 60 * time.Millisecond * timingSlack // the issue's ±60 ms, widened only under -race
 			codec := pool.CodecMulaw
 			if d.Name() == "webrtc" {
 				codec = pool.CodecOpus

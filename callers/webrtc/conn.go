@@ -137,6 +137,9 @@ func newConn(d *Dialer, pc *pwebrtc.PeerConnection) (*Conn, error) {
 	pc.OnConnectionStateChange(c.onState)
 	pc.OnTrack(c.onTrack)
 	dc.OnOpen(c.sendClientReady)
+	// The agent closing the channel is its hang-up: it arrives with its DTLS close_notify, while
+	// pion reports the peer connection closed only after its own teardown, up to ~400 ms later.
+	dc.OnClose(func() { c.end(nil) })
 	dc.OnMessage(func(m pwebrtc.DataChannelMessage) {
 		if m.IsString {
 			c.onText(m.Data)
@@ -214,8 +217,8 @@ func (c *Conn) Flush() <-chan struct{} { return nil }
 // Done closes when the call ends, by either side.
 func (c *Conn) Done() <-chan struct{} { return c.done }
 
-// Err is why the call ended once Done is closed: nil for a hang-up (ours, a DTLS close or
-// pipecat's peerLeft), ErrFailed or ErrDisconnected when the connection broke.
+// Err is why the call ended once Done is closed: nil for a hang-up (ours, the agent closing the
+// data channel or DTLS, or pipecat's peerLeft), ErrFailed or ErrDisconnected when it broke.
 func (c *Conn) Err() error {
 	select {
 	case <-c.done:

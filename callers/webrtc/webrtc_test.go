@@ -298,12 +298,27 @@ func TestAgentHangup(t *testing.T) {
 			d := newTestDialer(t, Config{URL: p.offerURL()})
 			c := dial(t, d, 1)
 			<-c.Ready()
+			ended := make(chan time.Duration, 1)
 			start := time.Now()
+			go func() {
+				select {
+				case <-c.Done():
+					ended <- time.Since(start)
+				case <-time.After(10 * time.Second):
+					ended <- -1
+				}
+			}()
 			if err := p.hangup(c.ID(), peerLeft); err != nil {
 				t.Fatal(err)
 			}
 			checkEnded(t, c, nil)
-			t.Logf("Done %v after the agent hung up", time.Since(start))
+			// The idle scenario times the agent's hang-up from Done: it must not wait for pion's own
+			// teardown (~400 ms) after the agent's close has arrived.
+			took := <-ended
+			if took < 0 || took > 150*time.Millisecond {
+				t.Errorf("Done %v after the agent began hanging up, want within 150ms", took)
+			}
+			t.Logf("Done %v after the agent hung up", took)
 			if err := c.Close(testCtx(t, 5*time.Second)); err != nil {
 				t.Fatal(err)
 			}
