@@ -115,3 +115,45 @@ func TestTwilioIdleGuard(t *testing.T) {
 	}
 	waitLive(t, srv, 0)
 }
+
+// Echo mode answers with the caller's own speech: the reply is heard as the phrase, comes after
+// the usual end-of-turn wait, and no transcript is published (no STT ran).
+func TestTwilioEcho(t *testing.T) {
+	noLeaks(t)
+	model, p := fixtures(t)
+	cfg := DefaultConfig()
+	cfg.Pipeline.Echo = true
+	_, hs := startAgent(t, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ev := subscribe(t, ctx, hs.URL, "CA-echo")
+	c := dialTwilio(t, hs.URL, "CA-echo")
+	clip := p.Clip(1)
+	c.silence(200 * time.Millisecond)
+	_, end := c.say(clip)
+	if !c.waitReply(1200*time.Millisecond, 8*time.Second) {
+		t.Fatal("no reply within 8 s")
+	}
+	c.mu.Lock()
+	wait := c.first.Sub(end)
+	c.mu.Unlock()
+	c.stop()
+	<-c.closed
+	reply := c.agentAudio16k()
+	heard, err := model.Transcribe(ctx, reply)
+	if err != nil || heard != clip.Digits {
+		t.Errorf("echo heard as %q (%v), want %q", heard, err, clip.Digits)
+	}
+	// The echo is the phrase trimmed at its last voiced frame, not the end-of-turn silence after it.
+	// The agent sends media only while it speaks: the echo lasts the phrase plus the pre-roll
+	// before the detected onset, not the end-of-turn silence after it.
+	if got, max := time.Duration(len(reply))*time.Second/16000, clip.Voiced()+700*time.Millisecond; got > max {
+		t.Errorf("echo lasts %v, want at most %v (the phrase, not the silence after it)", got, max)
+	}
+	if got := ev.finals(); len(got) != 0 {
+		t.Errorf("echo published transcripts %q, want none", got)
+	}
+	if wait < 1100*time.Millisecond || wait > 2500*time.Millisecond {
+		t.Errorf("speech end to echo %v, want about 1.5 s", wait)
+	}
+}

@@ -158,10 +158,12 @@ func (c *twClient) waitReply(quiet, limit time.Duration) bool {
 	return false
 }
 
+// agentAudio16k is the agent's reply as callfleet's Twilio caller hears it (audio.Widen, not a
+// plain upsample: the transcriber inserts a "two" before a band-limited "six").
 func (c *twClient) agentAudio16k() []int16 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return audio.Resample(c.agent, 8000, 16000)
+	return audio.Widen(c.agent)
 }
 
 func (c *twClient) stop() {

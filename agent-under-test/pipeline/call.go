@@ -33,9 +33,11 @@ type Call struct {
 	ring    [preRoll][]int16
 	ringN   int
 	turnBuf []int16
-	stream  *stt.Stream
-	ctx     context.Context // set by Run before Push may use it
-	ctxSet  chan struct{}
+	// voicedLen is turnBuf's length at the last voiced frame: echo mode replays no more.
+	voicedLen int
+	stream    *stt.Stream
+	ctx       context.Context // set by Run before Push may use it
+	ctxSet    chan struct{}
 
 	replies chan reply
 	spk     speaker
@@ -47,6 +49,7 @@ type Call struct {
 
 type reply struct {
 	text     string
+	pcm      []int16   // echo mode: the audio to say, instead of text
 	idle     bool      // the idle prompt, not an answer
 	eotAt    time.Time // end of turn (for the stage timings)
 	heardAt  time.Time // final transcript
@@ -130,7 +133,12 @@ func (c *Call) Push(frame []int16) {
 		c.touch()
 	case turn.SpeechStopped:
 		c.ev.Publish(rtvi.Event(rtvi.TypeUserStoppedSpeaking))
-		c.openStream()
+		if !c.cfg.Echo {
+			c.openStream()
+		}
+		// The speech stopped at its last voiced frame, MinSilence ago; keep 100 ms of its fade.
+		silent := max(0, int(ev.At-ev.LastSpeech)-5)
+		c.voicedLen = max(0, len(c.turnBuf)-silent*FrameSamples)
 		return
 	case turn.TurnEnd:
 		c.feed(frame)
@@ -159,7 +167,7 @@ func (c *Call) startTurn(ev turn.Event) {
 		}
 		c.ev.Publish(rtvi.Event(rtvi.TypeBotStoppedSpeaking))
 	}
-	c.turnBuf = c.turnBuf[:0]
+	c.turnBuf, c.voicedLen = c.turnBuf[:0], 0
 	// The frames since the onset (and a little before) are in the ring, the current one last.
 	back := min(c.ringN, preRoll)
 	for i := c.ringN - back; i < c.ringN; i++ {
@@ -199,6 +207,10 @@ func (c *Call) openStream() {
 
 func (c *Call) endTurn() {
 	eot := time.Now()
+	if c.cfg.Echo {
+		c.echo(eot)
+		return
+	}
 	c.openStream()
 	text := ""
 	if c.stream != nil {
@@ -217,6 +229,20 @@ func (c *Call) endTurn() {
 	c.ev.Publish(rtvi.UserTranscription(text, true, now))
 	select {
 	case c.replies <- reply{text: text, eotAt: eot, heardAt: now}:
+	default:
+		c.log.Warn("responder busy, turn dropped")
+	}
+}
+
+// echo answers a turn with its own audio (Config.Echo); no transcript is published.
+func (c *Call) echo(eot time.Time) {
+	pcm := append([]int16(nil), c.turnBuf[:min(c.voicedLen, len(c.turnBuf))]...)
+	c.turnBuf = c.turnBuf[:0]
+	c.callerInTurn.Store(false)
+	c.touch()
+	c.turns.Add(1)
+	select {
+	case c.replies <- reply{pcm: pcm, eotAt: eot, heardAt: eot}:
 	default:
 		c.log.Warn("responder busy, turn dropped")
 	}

@@ -58,6 +58,9 @@ type Config struct {
 	IdleText   string
 	Greeting   string        // said when the call starts; "" for none
 	MaxTurn    time.Duration // longest turn audio kept for the transcriber
+	// Echo replies with the caller's own speech instead of STT → LLM → TTS: a near-free agent for
+	// measuring a caller fleet's own cost (the caller's transcription still checks the reply).
+	Echo bool
 }
 
 // DefaultConfig matches the seeds' default agent.

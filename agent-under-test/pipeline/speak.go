@@ -87,6 +87,12 @@ func (c *Call) respond(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case r := <-c.replies:
+			if r.pcm != nil {
+				gen := c.spk.begin(r)
+				c.spk.add(gen, r.pcm)
+				c.spk.finish(gen)
+				continue
+			}
 			if !r.idle && !r.greeting {
 				text, err := c.deps.LLM.Reply(ctx, r.text)
 				if err != nil {

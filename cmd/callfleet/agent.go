@@ -44,6 +44,7 @@ func (af *agentFlags) register(fs *flag.FlagSet, prefix string) {
 	fs.StringVar(&af.cfg.RecordDir, prefix+"record-dir", "", "write one stereo WAV per call here (caller left, agent right, 16 kHz)")
 	fs.StringVar(&af.cfg.TwilioAuthToken, prefix+"twilio-auth-token", "", "validate X-Twilio-Signature on POST /twiml with this token")
 	fs.StringVar(&af.cfg.PublicURL, prefix+"public-url", "", "base URL callers reach the agent at, for the TwiML <Stream url> (default: from the request)")
+	fs.BoolVar(&p.Echo, prefix+"echo", false, "benchmark mode: answer each turn with the caller's own speech (no STT, LLM or TTS), so the agent costs next to nothing and a caller fleet's own cost can be measured")
 	fs.StringVar(&af.cfg.Voice, prefix+"voice", speech.DefaultAgentVoice, "the agent's TTS voice")
 	fs.StringVar(&af.llmKind, prefix+"llm", "repeat", "reply logic: repeat (say the digits heard) or openai (a chat completions endpoint)")
 	fs.StringVar(&af.llmURL, prefix+"llm-url", "", "base URL of the OpenAI-compatible endpoint for --llm openai")

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"syscall"
@@ -47,9 +48,35 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	st := &state{ctx: ctx, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
+	stopProfile := st.profile(os.Getenv("CALLFLEET_CPUPROFILE"))
 	code := st.dispatch(os.Args[1:])
+	stopProfile()
 	stop()
 	os.Exit(code)
+}
+
+// profile writes a CPU profile of the whole command to path (CALLFLEET_CPUPROFILE), to see where a
+// generator's or agent's CPU goes; "" does nothing.
+func (st *state) profile(path string) func() {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintf(st.stderr, "callfleet: CALLFLEET_CPUPROFILE: %v\n", err)
+		return func() {}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		fmt.Fprintf(st.stderr, "callfleet: CALLFLEET_CPUPROFILE: %v\n", err)
+		f.Close()
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			fmt.Fprintf(st.stderr, "callfleet: CALLFLEET_CPUPROFILE: %v\n", err)
+		}
+	}
 }
 
 func (st *state) dispatch(args []string) int {

@@ -5,6 +5,7 @@ package pool
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
 	"sort"
 	"strings"
@@ -70,6 +71,9 @@ func TestAccuracy(t *testing.T) {
 	defaults[speech.DefaultCallerVoice] = true
 	defaults[speech.DefaultAgentVoice] = true
 	voices := []string{"flite:rms", "flite:kal16", "flite:awb", "flite:slt", "flite:kal", "espeak:en-us", "espeak:en+f3"}
+	if v := os.Getenv("ACCURACY_VOICES"); v != "" { // e.g. "flite:rms" while tuning the decoder
+		voices = strings.Split(v, ",")
+	}
 	var rows []row
 	for _, name := range voices {
 		n := 200

@@ -60,6 +60,9 @@ type Config struct {
 	MaxUtterance time.Duration
 	// Args are extra pocketsphinx flag/value pairs, e.g. {"-silprob", "0.1"}; they override the fields.
 	Args []string
+	// Nice, when > 0, runs each decoder on an OS thread of its own at this nice value (1–19), so a
+	// process's real-time work (20 ms senders) preempts decoding; 0 decodes on the caller's thread.
+	Nice int
 	// LogFile receives pocketsphinx logs; "" disables them (they go to stderr otherwise).
 	LogFile string
 }
@@ -70,11 +73,18 @@ type Config struct {
 // results, away from the cliff where strong penalties return nothing (lw=6 wip=1e-6: 34%).
 func DefaultConfig() Config {
 	return Config{
-		HMM: DebianHMM,
-		LW:  5,
-		WIP: 0.01,
+		HMM:  DebianHMM,
+		LW:   5,
+		WIP:  0.01,
+		Nice: 10,
+		Args: append([]string(nil), CheapSearch...),
 	}
 }
+
+// CheapSearch narrows the search where the 4–5 digit grammar never needs it wide: 3 of the 4
+// Gaussians scored per senone (-topn), a phone lookahead (-pl_window) and tighter beams. It cut
+// decode CPU by a quarter with no phrase lost in the sweep (rms and awb, clean and telephone).
+var CheapSearch = []string{"-topn", "3", "-pl_window", "5", "-beam", "1e-30", "-wbeam", "1e-20"}
 
 // hmmFiles are what ps_init opens from the model directory; checked up front for a clear error.
 var hmmFiles = []string{"mdef", "means", "variances", "transition_matrices", "feat.params", "noisedict"}
@@ -92,6 +102,9 @@ func (c Config) validate() error {
 	}
 	if c.MaxDecoders < 0 {
 		return fmt.Errorf("%w: MaxDecoders must be >= 0, got %d", ErrBadConfig, c.MaxDecoders)
+	}
+	if c.Nice < 0 || c.Nice > 19 {
+		return fmt.Errorf("%w: Nice must be in 0..19, got %d", ErrBadConfig, c.Nice)
 	}
 	if c.MaxUtterance < 0 {
 		return fmt.Errorf("%w: MaxUtterance must be >= 0, got %v", ErrBadConfig, c.MaxUtterance)

@@ -93,6 +93,7 @@ type decoder struct {
 	ps       *C.ps_decoder_t
 	args     *cArgv
 	initMean []C.mfcc_t // CMN prior at creation (-cmninit), restored per utterance
+	th       *thread    // when Config.Nice is set: the low-priority thread decodes run on
 }
 
 var newDecoderErrs = map[C.int]string{
@@ -126,7 +127,15 @@ var decodeErrs = map[C.int]string{
 
 // decode hears one utterance from a clean state, so results never depend on earlier calls.
 // The C side only reads pcm during the call, so passing Go memory is allowed.
-func (d *decoder) decode(pcm []int16) (string, error) {
+func (d *decoder) decode(pcm []int16) (digits string, err error) {
+	if d.th != nil {
+		d.th.run(func() { digits, err = d.decodeHere(pcm) })
+		return digits, err
+	}
+	return d.decodeHere(pcm)
+}
+
+func (d *decoder) decodeHere(pcm []int16) (string, error) {
 	var mean *C.mfcc_t
 	if d.initMean != nil {
 		mean = &d.initMean[0]
@@ -146,6 +155,10 @@ func (d *decoder) decode(pcm []int16) (string, error) {
 }
 
 func (d *decoder) free() {
+	if d.th != nil {
+		d.th.stop()
+		d.th = nil
+	}
 	if d.ps != nil {
 		C.ps_free(d.ps)
 		d.ps = nil

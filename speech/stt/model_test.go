@@ -75,6 +75,7 @@ func TestLoadErrors(t *testing.T) {
 		{"empty hmm", func(c *Config) { c.HMM = "" }, ErrBadConfig, nil},
 		{"zero lw", func(c *Config) { c.LW = 0 }, ErrBadConfig, []string{"LW"}},
 		{"wip > 1", func(c *Config) { c.WIP = 2 }, ErrBadConfig, []string{"WIP"}},
+		{"nice > 19", func(c *Config) { c.Nice = 20 }, ErrBadConfig, []string{"Nice"}},
 		{"odd args", func(c *Config) { c.Args = []string{"-beam"} }, ErrBadConfig, nil},
 		{"unknown flag", func(c *Config) { c.Args = []string{"-nosuchflag", "1"} }, ErrDecoder, []string{"arguments"}},
 		{"word not in dict", func(c *Config) {

@@ -38,6 +38,17 @@ type utterance struct {
 
 func sweepCases(t *testing.T) []sweepCase {
 	var cs []sweepCase
+	// STT_SWEEP_ARGS="-ds 2;-topn 2" replaces the grid with the default plus each set of extra flags:
+	// the cost side of the table (the cpu column) for cheaper decoders.
+	if g := os.Getenv("STT_SWEEP_ARGS"); g != "" {
+		cs = append(cs, sweepCase{"default", DefaultConfig()})
+		for _, set := range strings.Split(g, ";") {
+			c := DefaultConfig()
+			c.Args = strings.Fields(set)
+			cs = append(cs, sweepCase{"default, " + set, c})
+		}
+		return cs
+	}
 	// STT_SWEEP_GRID="2:1e-5,6:0.03" replaces the default grid with those lw:wip points.
 	if g := os.Getenv("STT_SWEEP_GRID"); g != "" {
 		for _, pt := range strings.Split(g, ",") {
@@ -84,6 +95,10 @@ func sweepCases(t *testing.T) []sweepCase {
 func TestSweep(t *testing.T) {
 	phrases := randomPhrases(2024, 60)
 	var utts []utterance
+	// STT_SWEEP_VOICES="rms,awb" narrows the table to those voices.
+	if v := os.Getenv("STT_SWEEP_VOICES"); v != "" {
+		sweepVoices = strings.Split(v, ",")
+	}
 	for _, v := range sweepVoices {
 		for _, ch := range []channel{wideband, phone} {
 			for _, p := range phrases {
@@ -92,10 +107,16 @@ func TestSweep(t *testing.T) {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n| setting | %s | 16k | 8k-ulaw | all | empty |\n|---|", strings.Join(sweepVoices, " | "))
-	b.WriteString(strings.Repeat("---|", len(sweepVoices)+4) + "\n")
+	fmt.Fprintf(&b, "\n| setting | %s | 16k | 8k-ulaw | all | empty | cpu-s/audio-s |\n|---|", strings.Join(sweepVoices, " | "))
+	b.WriteString(strings.Repeat("---|", len(sweepVoices)+5) + "\n")
+	var audio int
+	for _, u := range utts {
+		audio += len(u.pcm)
+	}
 	for _, sc := range sweepCases(t) {
+		start := cpuTime(t)
 		ok, empty := sweepRun(t, sc.cfg, utts)
+		cpu := (cpuTime(t) - start).Seconds() / (float64(audio) / SampleRate)
 		row := func(keep func(utterance) bool) string {
 			n, k := 0, 0
 			for i, u := range utts {
@@ -112,10 +133,10 @@ func TestSweep(t *testing.T) {
 		for _, v := range sweepVoices {
 			fmt.Fprintf(&b, " %s |", row(func(u utterance) bool { return u.voice == v }))
 		}
-		fmt.Fprintf(&b, " %s | %s | %s | %d |\n",
+		fmt.Fprintf(&b, " %s | %s | %s | %d | %.4f |\n",
 			row(func(u utterance) bool { return u.ch == wideband }),
 			row(func(u utterance) bool { return u.ch == phone }),
-			row(func(utterance) bool { return true }), empty)
+			row(func(utterance) bool { return true }), empty, cpu)
 	}
 	t.Log(b.String())
 }
