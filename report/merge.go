@@ -13,13 +13,25 @@ import (
 )
 
 // ErrShardMismatch means shard reports that cannot be joined: no shards, another number of steps,
-// or other thresholds.
+// other thresholds, or shards of a sharded run that are not one run's complete set.
 var ErrShardMismatch = errors.New("report: shards do not match")
+
+// Keys of RunConfig.Extra by which a sharded run's reports say which run they belong to.
+const (
+	ExtraShard   = "shard"    // a shard's report: "INDEX/COUNT", the 0-based shard of COUNT
+	ExtraStartAt = "start_at" // RFC 3339: the start every shard's steps were pinned to
+	ExtraShards  = "shards"   // a merged report: how many shards it joins
+)
 
 // Merge joins the shards of one sharded run (the same plan, each running a share of every step's
 // calls) exactly: step i of the result is Build over every shard's records of step i, so its
 // percentiles are those of the union of samples, never an average of percentiles. N of a merged
-// step is the sum of the shards' N.
+// step is the sum of the shards' N: each shard's report holds its own share of the step, so the
+// sum is the plan's N (checked, for shards that name their shard).
+//
+// Reports of `callfleet run --shard` (Extra "shard") must be one run's complete set: every index
+// of the same count once, with the same seed, steps, step timing and start; they are joined in
+// index order and calls keep their numbers, which the plan made distinct.
 //
 // What no record holds is combined as follows. The measured window spans the shards' windows;
 // generator CPU is the busiest shard's. Agent CPU and RSS per call assume the shards loaded one
@@ -34,6 +46,10 @@ func Merge(shards []*Run) (*Run, error) {
 	if err := mergeable(shards); err != nil {
 		return nil, err
 	}
+	shards, sharded, err := shardSet(shards)
+	if err != nil {
+		return nil, err
+	}
 	shards = renumber(shards)
 	first := shards[0].Report
 	cfg := first.Config
@@ -42,7 +58,8 @@ func Merge(shards []*Run) (*Run, error) {
 	for k, v := range first.Config.Extra {
 		cfg.Extra[k] = v
 	}
-	cfg.Extra["shards"] = strconv.Itoa(len(shards))
+	delete(cfg.Extra, ExtraShard)
+	cfg.Extra[ExtraShards] = strconv.Itoa(len(shards))
 	per := make([][]StepData, len(shards))
 	for k, s := range shards {
 		per[k] = s.Steps()
@@ -51,6 +68,10 @@ func Merge(shards []*Run) (*Run, error) {
 	merged := &Run{}
 	for i := range steps {
 		steps[i] = mergeStep(per, i)
+		if sharded && i < len(first.Config.Steps) && steps[i].N != first.Config.Steps[i] {
+			return nil, fmt.Errorf("%w: step %d: the shards placed %d calls, the plan has %d", ErrShardMismatch,
+				i+1, steps[i].N, first.Config.Steps[i])
+		}
 		cfg.Steps[i] = steps[i].N
 		merged.Turns = append(merged.Turns, steps[i].Turns...)
 		merged.Calls = append(merged.Calls, steps[i].Calls...)
@@ -80,6 +101,88 @@ func mergeable(shards []*Run) error {
 		}
 	}
 	return nil
+}
+
+// shardSet checks the reports of a sharded run are one run's complete set and returns them in
+// index order, and true; the reports as given and false when none names its shard.
+func shardSet(shards []*Run) ([]*Run, bool, error) {
+	index := make([]int, len(shards))
+	count := -1
+	for k, s := range shards {
+		label, ok := s.Report.Config.Extra[ExtraShard]
+		if !ok {
+			index[k] = -1
+			continue
+		}
+		i, n, err := parseShard(label)
+		if err != nil {
+			return nil, false, fmt.Errorf("%w: %s: %v", ErrShardMismatch, s.Path, err)
+		}
+		if count >= 0 && n != count {
+			return nil, false, fmt.Errorf("%w: %s is shard %s, but another is one of %d", ErrShardMismatch, s.Path, label, count)
+		}
+		index[k], count = i, n
+	}
+	if count < 0 {
+		return shards, false, nil
+	}
+	byIndex := make([]*Run, count)
+	for k, s := range shards {
+		switch i := index[k]; {
+		case i < 0:
+			return nil, false, fmt.Errorf("%w: %s names no shard, but the others are shards of %d", ErrShardMismatch, s.Path, count)
+		case byIndex[i] != nil:
+			return nil, false, fmt.Errorf("%w: %s and %s are both shard %d/%d", ErrShardMismatch, byIndex[i].Path, s.Path, i, count)
+		default:
+			byIndex[i] = s
+		}
+	}
+	var missing []string
+	for i, s := range byIndex {
+		if s == nil {
+			missing = append(missing, fmt.Sprintf("%d/%d", i, count))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, false, fmt.Errorf("%w: missing shard %s (got %d of %d)", ErrShardMismatch, strings.Join(missing, ", "), len(shards), count)
+	}
+	ref := byIndex[0]
+	for _, s := range byIndex[1:] {
+		if what := samePlan(ref.Report.Config, s.Report.Config); what != "" {
+			return nil, false, fmt.Errorf("%w: %s and %s are not one run: other %s", ErrShardMismatch, ref.Path, s.Path, what)
+		}
+	}
+	return byIndex, true, nil
+}
+
+// samePlan names the first setting of the plan a and b differ in, "" when they ran one plan.
+func samePlan(a, b RunConfig) string {
+	switch {
+	case a.Seed != b.Seed:
+		return fmt.Sprintf("seed (%d, %d)", a.Seed, b.Seed)
+	case !slices.Equal(a.Steps, b.Steps):
+		return fmt.Sprintf("steps (%v, %v)", a.Steps, b.Steps)
+	case a.StepDuration != b.StepDuration || a.Ramp != b.Ramp || a.Warmup != b.Warmup:
+		return "step timing (step duration, ramp, warm-up)"
+	case a.Extra[ExtraStartAt] != b.Extra[ExtraStartAt]:
+		return fmt.Sprintf("start (%q, %q)", a.Extra[ExtraStartAt], b.Extra[ExtraStartAt])
+	}
+	return ""
+}
+
+// parseShard reads the INDEX/COUNT a shard's report carries.
+func parseShard(label string) (index, count int, err error) {
+	a, b, ok := strings.Cut(label, "/")
+	if ok {
+		index, err = strconv.Atoi(a)
+		if err == nil {
+			count, err = strconv.Atoi(b)
+		}
+	}
+	if !ok || err != nil || count < 1 || index < 0 || index >= count {
+		return 0, 0, fmt.Errorf("shard %q is not INDEX/COUNT with 0 <= INDEX < COUNT", label)
+	}
+	return index, count, nil
 }
 
 // renumber shifts the call numbers of later shards when any two shards share a number; it

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -225,4 +227,80 @@ func deref(p *float64) any {
 		return nil
 	}
 	return *p
+}
+
+// shardOf marks run as shard label of a sharded run of the golden plan, as `callfleet run
+// --shard` writes it: the plan's steps in the config, its share in each step's N.
+func shardOf(run *Run, label string) *Run {
+	c := *run
+	r := *run.Report
+	r.Config.Steps = synthConfig().Steps
+	r.Config.Extra = map[string]string{"scenario": "ramp", ExtraShard: label, ExtraStartAt: "2026-05-01T12:00:00Z"}
+	c.Report = &r
+	return &c
+}
+
+func TestMergeShardSet(t *testing.T) {
+	a, b := shards()
+	// Given in reverse order: joined by index, so the first shard's machine leads.
+	merged, err := Merge([]*Run{shardOf(shardRun("b", b), "1/2"), shardOf(shardRun("a", a), "0/2")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := merged.Report
+	if !reflect.DeepEqual(got.Config.Steps, synthConfig().Steps) || got.Machine.Hostname != "a,b" {
+		t.Errorf("steps %v, hosts %q", got.Config.Steps, got.Machine.Hostname)
+	}
+	for i, s := range got.Steps {
+		if s.N != synthConfig().Steps[i] || s.Index != i+1 {
+			t.Errorf("step %d: index %d N %d, want the plan's %d", i+1, s.Index, s.N, synthConfig().Steps[i])
+		}
+	}
+	x := got.Config.Extra
+	if _, ok := x[ExtraShard]; ok || x[ExtraShards] != "2" || x[ExtraStartAt] != "2026-05-01T12:00:00Z" || x["scenario"] != "ramp" {
+		t.Errorf("extra %v", x)
+	}
+	// The records keep their steps, 0-based, and their call numbers (distinct by plan).
+	for _, c := range merged.Calls {
+		if c.Call > 14 || c.Step < 0 || c.Step > 3 {
+			t.Errorf("call %d step %d", c.Call, c.Step)
+		}
+	}
+}
+
+func TestMergeShardSetMismatch(t *testing.T) {
+	a, b := shards()
+	ra, rb := shardRun("a", a), shardRun("b", b)
+	with := func(run *Run, label string, edit func(*Report)) *Run {
+		s := shardOf(run, label)
+		if edit != nil {
+			edit(s.Report)
+		}
+		return s
+	}
+	cases := []struct {
+		name   string
+		shards []*Run
+		want   string
+	}{
+		{"missing", []*Run{with(ra, "0/3", nil), with(rb, "1/3", nil)}, "missing shard 2/3"},
+		{"twice", []*Run{with(ra, "0/2", nil), with(rb, "0/2", nil)}, "both shard 0/2"},
+		{"counts", []*Run{with(ra, "0/2", nil), with(rb, "1/3", nil)}, "another is one of 2"},
+		{"unlabelled", []*Run{with(ra, "0/2", nil), rb}, "names no shard"},
+		{"bad label", []*Run{with(ra, "0/2", nil), with(rb, "2/2", nil)}, "not INDEX/COUNT"},
+		{"seed", []*Run{with(ra, "0/2", nil), with(rb, "1/2", func(r *Report) { r.Config.Seed = 7 })}, "other seed"},
+		{"steps", []*Run{with(ra, "0/2", nil), with(rb, "1/2", func(r *Report) { r.Config.Steps = []int{1, 2, 4, 16} })}, "other steps"},
+		{"timing", []*Run{with(ra, "0/2", nil), with(rb, "1/2", func(r *Report) { r.Config.Ramp = 1 })}, "other step timing"},
+		{"start", []*Run{with(ra, "0/2", nil), with(rb, "1/2", func(r *Report) { r.Config.Extra[ExtraStartAt] = "2026-05-01T12:05:00Z" })}, "other start"},
+		{"share", []*Run{with(ra, "0/2", nil), with(rb, "1/2", func(r *Report) {
+			r.Steps = slices.Clone(r.Steps)
+			r.Steps[2].N++
+		})}, "step 3: the shards placed 5 calls, the plan has 4"},
+	}
+	for _, c := range cases {
+		_, err := Merge(c.shards)
+		if !errors.Is(err, ErrShardMismatch) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want ErrShardMismatch saying %q", c.name, err, c.want)
+		}
+	}
 }

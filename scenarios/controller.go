@@ -31,26 +31,70 @@ type Hooks struct {
 	Sink      callers.Sink // every record and state change, as it happens
 }
 
-// Controller runs a plan's steps one after another.
+// Controller runs a plan's steps one after another, or each at its pinned time (StartAt).
 type Controller struct {
-	Plan  Plan
-	Call  RunCall
-	Hooks Hooks
-	Cores int
-	// EndStep, when it receives, ends the current step early (the TUI's "s" key).
+	Plan Plan
+	// Steps are the steps to run: nil runs Schedule(Plan); a shard runs its Shard.Schedule.
+	Steps []StepSchedule
+	// StartAt, when set, pins step s to Plan.StepAt(StartAt, s), so shards on several machines
+	// load the agent together; a step's last turns and hang-ups then overlap the next step's
+	// ramp. Zero starts each step once the one before has hung up.
+	StartAt time.Time
+	Call    RunCall
+	Hooks   Hooks
+	Cores   int
+	// EndStep, when it receives, ends the current step early (the TUI's "s" key); with StartAt
+	// the next step still waits for its pinned time.
 	EndStep <-chan struct{}
 }
 
 // Run executes every step; on ctx's end it stops ramping, hangs up and returns what finished.
 func (c *Controller) Run(ctx context.Context) []StepResult {
+	steps := c.Steps
+	if steps == nil {
+		steps = Schedule(c.Plan)
+	}
+	if !c.StartAt.IsZero() {
+		return c.runPinned(ctx, steps)
+	}
 	var out []StepResult
-	for _, s := range Schedule(c.Plan) {
+	for _, s := range steps {
 		if ctx.Err() != nil {
 			break
 		}
-		out = append(out, c.step(ctx, s))
+		out = append(out, c.step(ctx, s, time.Now()))
 	}
 	return out
+}
+
+// runPinned starts each step at its pinned time, whether or not the step before has hung up.
+func (c *Controller) runPinned(ctx context.Context, steps []StepSchedule) []StepResult {
+	out := make([]StepResult, len(steps))
+	var wg sync.WaitGroup
+	started := 0
+	for i, s := range steps {
+		at := c.Plan.StepAt(c.StartAt, s.Index)
+		if !sleepUntil(ctx, at) {
+			break
+		}
+		started++
+		wg.Add(1)
+		go func() { defer wg.Done(); out[i] = c.step(ctx, s, at) }()
+	}
+	wg.Wait()
+	return out[:started]
+}
+
+// sleepUntil waits for t (at once when it has passed); false when ctx ended first.
+func sleepUntil(ctx context.Context, t time.Time) bool {
+	timer := time.NewTimer(time.Until(t))
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // collector keeps a step's records and forwards them to the run's sink.
@@ -85,8 +129,8 @@ func (k *collector) State(call int, s callers.State) {
 	}
 }
 
-func (c *Controller) step(parent context.Context, s StepSchedule) StepResult {
-	start := time.Now()
+// step runs one step begun at start (now, or its pinned time, which may have just passed).
+func (c *Controller) step(parent context.Context, s StepSchedule, start time.Time) StepResult {
 	res := StepResult{Schedule: s, Start: start,
 		Window: [2]time.Time{start.Add(s.Measure[0]), start.Add(s.Measure[1])}}
 	if c.Hooks.StepStart != nil {
@@ -100,7 +144,7 @@ func (c *Controller) step(parent context.Context, s StepSchedule) StepResult {
 	ctx, cancelHard := context.WithDeadline(ctx, hard)
 	defer cancelHard()
 	k := &collector{next: c.Hooks.Sink}
-	cpu0 := cpuTime()
+	cpu0, began := cpuTime(), time.Now() // not start: a pinned start may have passed already
 	var wg sync.WaitGroup
 	for i, off := range s.Starts {
 		wg.Add(1)
@@ -126,7 +170,7 @@ func (c *Controller) step(parent context.Context, s StepSchedule) StepResult {
 		res.Stopped = true
 		<-done // the callers hang up on the same context
 	}
-	elapsed := time.Since(start)
+	elapsed := time.Since(began)
 	if cores := c.Cores; cores > 0 && elapsed > 0 {
 		res.GeneratorCPU = (cpuTime() - cpu0).Seconds() / elapsed.Seconds() / float64(cores)
 	}
@@ -141,7 +185,7 @@ func (c *Controller) step(parent context.Context, s StepSchedule) StepResult {
 
 func (c *Controller) callPlan(s StepSchedule, i int, until time.Time) callers.Plan {
 	return callers.Plan{
-		Call: s.FirstCall + i, Step: s.Index, Seed: c.Plan.Seed, Until: until,
+		Call: s.Call(i), Step: s.Index, Seed: c.Plan.Seed, Until: until,
 		PauseMin: c.Plan.PauseMin, PauseMax: c.Plan.PauseMax, Timeouts: c.Plan.Timeouts, Split: c.Plan.Split,
 	}
 }

@@ -70,8 +70,9 @@ func (p Plan) Validate() []error {
 // step's start.
 type StepSchedule struct {
 	Index     int
-	N         int
+	N         int             // calls this generator places (a shard's share of the plan's N)
 	FirstCall int             // index of the step's first call across the run
+	Calls     []int           // the call number of each start, across the run (a shard's are sparse)
 	Starts    []time.Duration // one per call, spread evenly over the ramp
 	Measure   [2]time.Duration
 	End       time.Duration // callers stop starting turns here
@@ -84,6 +85,7 @@ func Schedule(p Plan) []StepSchedule {
 	for i, n := range p.Steps {
 		s := StepSchedule{Index: i, N: n, FirstCall: first}
 		for k := 0; k < n; k++ {
+			s.Calls = append(s.Calls, first+k)
 			s.Starts = append(s.Starts, time.Duration(int64(p.Ramp)*int64(k)/int64(n)))
 		}
 		s.Measure = [2]time.Duration{p.Ramp + p.Warmup, p.Ramp + p.Warmup + p.Duration}
@@ -94,10 +96,24 @@ func Schedule(p Plan) []StepSchedule {
 	return out
 }
 
-// Total is the plan's running time, without hang-ups.
-func (p Plan) Total() time.Duration {
-	return time.Duration(len(p.Steps)) * (p.Ramp + p.Warmup + p.Duration)
+// StepLen is one step's planned running time, without hang-ups.
+func (p Plan) StepLen() time.Duration { return p.Ramp + p.Warmup + p.Duration }
+
+// StepAt is when step s begins in a run pinned to start (sharded runs): start + s×StepLen.
+func (p Plan) StepAt(start time.Time, s int) time.Time {
+	return start.Add(time.Duration(s) * p.StepLen())
 }
+
+// Call is the run-wide number of the step's i-th call.
+func (s StepSchedule) Call(i int) int {
+	if i < len(s.Calls) {
+		return s.Calls[i]
+	}
+	return s.FirstCall + i // a schedule built by hand, without Calls
+}
+
+// Total is the plan's running time, without hang-ups.
+func (p Plan) Total() time.Duration { return time.Duration(len(p.Steps)) * p.StepLen() }
 
 // ParseSteps reads "1,2,4,8".
 func ParseSteps(s string) ([]int, error) {

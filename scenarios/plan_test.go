@@ -30,6 +30,9 @@ func TestSchedule(t *testing.T) {
 			if s.Starts[i] != c.starts[i] {
 				t.Errorf("step %d call %d starts at %v, want %v", c.step, i, s.Starts[i], c.starts[i])
 			}
+			if s.Calls[i] != c.first+i || s.Call(i) != c.first+i {
+				t.Errorf("step %d call %d is numbered %d", c.step, i, s.Calls[i])
+			}
 		}
 		if s.Measure != [2]time.Duration{18 * time.Second, 38 * time.Second} || s.End != 38*time.Second {
 			t.Errorf("step %d window %v end %v", c.step, s.Measure, s.End)

@@ -28,6 +28,8 @@ type Spec struct {
 	Out        string   // results folder (created; must not hold a previous run)
 	Scrape     string   // the agent's /metrics; "" for none
 	Outputs    []Output // progress lines, the live view, ...
+	Metrics    Output   // live figures for Prometheus (--metrics-listen), beside whatever Outputs shows; nil for none
+	Shard      *Shard   // this generator's share of a sharded run, and the common start; nil runs the whole plan now
 	Extra      map[string]string
 	EndStep    <-chan struct{}
 }
@@ -43,7 +45,11 @@ func Execute(ctx context.Context, spec Spec) (*report.Report, error) {
 		return nil, fmt.Errorf("turns file: %w", err)
 	}
 	jo := &jsonlOutput{w: jl}
-	bus := NewBus(append([]Output{jo}, spec.Outputs...)...)
+	outs := append([]Output{jo}, spec.Outputs...)
+	if spec.Metrics != nil {
+		outs = append(outs, spec.Metrics)
+	}
+	bus := NewBus(outs...)
 	sc := newScraper(ctx, spec.Scrape)
 	hooks := bus.Hooks()
 	start := hooks.StepStart
@@ -55,6 +61,9 @@ func Execute(ctx context.Context, spec Spec) (*report.Report, error) {
 		Call: func(ctx context.Context, plan callers.Plan, sink callers.Sink) callers.CallResult {
 			return callers.Run(ctx, spec.Dialer, spec.Pool, plan, sink, spec.STT)
 		}}
+	if sh := spec.Shard; sh != nil {
+		ctl.Steps, ctl.StartAt = sh.Schedule(spec.Plan), sh.StartAt
+	}
 	begun := time.Now()
 	results := ctl.Run(ctx)
 	sc.wait()
@@ -83,6 +92,12 @@ func (spec Spec) runConfig() report.RunConfig {
 	extra := map[string]string{"voice": spec.Pool.Source(), "pool_size": fmt.Sprint(spec.Pool.Len())}
 	for k, v := range spec.Extra {
 		extra[k] = v
+	}
+	if sh := spec.Shard; sh != nil { // merge checks the shards are one run by these
+		extra[report.ExtraShard] = sh.String()
+		if !sh.StartAt.IsZero() {
+			extra[report.ExtraStartAt] = sh.StartAt.UTC().Format(time.RFC3339Nano)
+		}
 	}
 	return report.RunConfig{Target: spec.Target, Transport: spec.Dialer.Name(), Steps: p.Steps,
 		StepDuration: callers.D(p.Duration), Ramp: callers.D(p.Ramp), Warmup: callers.D(p.Warmup),

@@ -18,7 +18,9 @@ func cmdMerge(st *state, args []string) int {
 		"Joins the shards of one sharded run (the same plan, each with a share of every step's calls): step i\n"+
 		"of the result is built from every shard's records of step i, so percentiles are those of all the\n"+
 		"samples, and N is the sum of the shards' N. Writes MERGED.json and its records beside it\n"+
-		"(MERGED.turns.jsonl, or turns.jsonl beside a report.json), then prints the merged summary.")
+		"(MERGED.turns.jsonl, or turns.jsonl beside a report.json), then prints the merged summary.\n\n"+
+		"Reports of `callfleet run --shard I/N` must be all N shards of one run (the same seed, steps, step\n"+
+		"timing and --start-at, each index once), and their N must add up to the plan's; exit 2 otherwise.")
 	out := fs.String("o", "", "the merged report to write (required)")
 	if code, ok := parse(fs, interleaved(fs, args)); !ok {
 		return code

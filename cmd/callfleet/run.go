@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 	"github.com/callfleet/callfleet/callers/webrtc"
 	"github.com/callfleet/callfleet/checks"
 	"github.com/callfleet/callfleet/report"
+	"github.com/callfleet/callfleet/runmetrics"
 	"github.com/callfleet/callfleet/scenarios"
 	"github.com/callfleet/callfleet/speech"
 	"github.com/callfleet/callfleet/speech/pool"
@@ -63,6 +65,9 @@ type runFlags struct {
 	P95Slack     time.Duration `yaml:"p95_slack"`
 	Understood   float64       `yaml:"min_understood"`
 	Lateness     time.Duration `yaml:"max_lateness_p99"`
+	Metrics      string        `yaml:"metrics_listen"`
+	Shard        string        `yaml:"shard"`
+	StartAt      string        `yaml:"start_at"`
 
 	stopped bool // set by the run: the user pressed q in the live view (demo skips the transports left)
 }
@@ -99,6 +104,16 @@ func (rf *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&rf.P95Slack, "p95-slack", th.P95Slack, "step verdict: p95 speech_end_to_reply may exceed the first step's median by this")
 	fs.Float64Var(&rf.Understood, "min-understood", th.MinUnderstood, "step verdict: fraction of turns understood")
 	fs.DurationVar(&rf.Lateness, "max-lateness-p99", th.MaxLatenessP99, "generator health: send lateness p99 above this marks a step generator_bound")
+	fs.StringVar(&rf.Metrics, "metrics-listen", "", "serve the run's live figures for Prometheus at http://ADDR/metrics while it runs (e.g. :9464)")
+}
+
+// registerShard adds the flags of a sharded run (run only: demo and probe run whole plans).
+func (rf *runFlags) registerShard(fs *flag.FlagSet) {
+	fs.StringVar(&rf.Shard, "shard", "", "run shard INDEX/COUNT of the plan, 0-based (e.g. $(JOB_COMPLETION_INDEX)/4): call k of\n"+
+		"each step when k mod COUNT = INDEX, so the shards together place every step's N calls; needs --start-at")
+	fs.StringVar(&rf.StartAt, "start-at", "", "RFC 3339 time common to every shard (e.g. 2026-05-01T12:00:00Z): wait for it, then start\n"+
+		"step s at it + s×(ramp+warmup+step-duration), whether or not the step before has hung up;\n"+
+		"without --seed the seed is taken from it, so every shard says the same phrases")
 }
 
 // loadScenario fills the settings from a YAML file (keys as in runFlags' yaml tags).
@@ -137,7 +152,44 @@ func (rf *runFlags) plan() (scenarios.Plan, checks.Thresholds, []error) {
 	if rf.PoolSize <= 0 {
 		errs = append(errs, fmt.Errorf("--pool-size %d: must be positive", rf.PoolSize))
 	}
+	if rf.Metrics != "" {
+		if _, _, err := net.SplitHostPort(rf.Metrics); err != nil {
+			errs = append(errs, fmt.Errorf("--metrics-listen %q: want HOST:PORT or :PORT", rf.Metrics))
+		}
+	}
 	return p, th, errs
+}
+
+// shard is this run's share of a sharded plan at now; nil without --shard and --start-at.
+func (rf *runFlags) shard(p scenarios.Plan, now time.Time) (*scenarios.Shard, []error) {
+	if rf.Shard == "" && rf.StartAt == "" {
+		return nil, nil
+	}
+	sh := &scenarios.Shard{Index: 0, Count: 1}
+	var errs []error
+	if rf.Shard != "" {
+		i, n, err := scenarios.ParseShard(rf.Shard)
+		if err != nil {
+			return nil, []error{fmt.Errorf("--shard: %w", err)}
+		}
+		sh.Index, sh.Count = i, n
+	}
+	if rf.StartAt == "" {
+		if sh.Count > 1 {
+			errs = append(errs, fmt.Errorf("--shard %s needs --start-at, the time every shard starts its first step", rf.Shard))
+		}
+	} else if at, err := time.Parse(time.RFC3339, rf.StartAt); err != nil {
+		errs = append(errs, fmt.Errorf("--start-at %q: not an RFC 3339 time such as 2026-05-01T12:00:00Z", rf.StartAt))
+	} else {
+		sh.StartAt = at
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	for _, err := range sh.Validate(p, now) {
+		errs = append(errs, fmt.Errorf("--shard/--start-at: %w", err))
+	}
+	return sh, errs
 }
 
 // dialer builds the transport's dialer.
@@ -206,10 +258,15 @@ func cmdRun(st *state, args []string) int {
 		"and writes DIR/turns.jsonl as turns finish and DIR/report.json at the end. Ctrl-C stops ramping,\n"+
 		"hangs up and writes the report from what finished (exit 130). On a terminal a live view shows the run\n"+
 		"(q stops it the same way but exits 0, s ends the current step, ? lists the keys); --no-tui or a\n"+
-		"redirected stdout prints plain progress lines instead.")
+		"redirected stdout prints plain progress lines instead.\n\n"+
+		"Sharded: --shard INDEX/COUNT --start-at TIME on each of COUNT machines runs one plan together (a share\n"+
+		"of every step's calls each, steps pinned to the common start); `callfleet merge` joins their reports.\n"+
+		"A shard prints plain progress lines. --metrics-listen ADDR serves live figures for Prometheus.")
 	scenario := fs.String("scenario", "", "YAML scenario file with the same settings as the flags (flags win)")
 	var rf runFlags
 	rf.register(fs)
+	rf.registerShard(fs)
+	randomSeed := rf.Seed // the time-based default, which shards would not agree on
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
@@ -218,6 +275,9 @@ func cmdRun(st *state, args []string) int {
 			return st.fail(exitUsage, "run: %v", err)
 		}
 		fs.Parse(args) // flags on the command line win over the file
+	}
+	if at, err := time.Parse(time.RFC3339, rf.StartAt); err == nil && rf.Seed == randomSeed {
+		rf.Seed = uint64(at.Unix()) % 1e9 // no seed given: every shard takes the same one from the start
 	}
 	return st.execute(&rf, rf.Target, "run")
 }
@@ -230,11 +290,31 @@ func (st *state) execute(rf *runFlags, target, name string) int {
 
 func (st *state) executeReport(rf *runFlags, target, name string) (*report.Report, int) {
 	plan, th, errs := rf.plan()
-	if len(errs) > 0 {
+	shard, serrs := rf.shard(plan, time.Now())
+	if errs = append(errs, serrs...); len(errs) > 0 {
 		for _, err := range errs {
 			fmt.Fprintf(st.stderr, "callfleet %s: %v\n", name, err)
 		}
 		return nil, exitUsage
+	}
+	if shard != nil {
+		rf.NoTUI = true // the live view follows one step at a time, with contiguous calls; pinned steps overlap
+	}
+	var metrics *runmetrics.Metrics
+	if rf.Metrics != "" {
+		metrics = runmetrics.New()
+		ms, err := metrics.Serve(rf.Metrics)
+		if err != nil {
+			return nil, st.fail(exitFailure, "%s: %v", name, err)
+		}
+		defer func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := ms.Close(ctx); err != nil {
+				fmt.Fprintf(st.stderr, "callfleet %s: %v\n", name, err)
+			}
+		}()
+		fmt.Fprintf(st.stderr, "metrics: http://%s/metrics\n", ms.Addr())
 	}
 	d, err := rf.dialer()
 	if err != nil {
@@ -267,8 +347,16 @@ func (st *state) executeReport(rf *runFlags, target, name string) (*report.Repor
 	case "none":
 		scrape = ""
 	}
-	r, stop, err := st.runSpec(rf, scenarios.Spec{Target: target, Dialer: d, Plan: plan, Thresholds: th,
-		Pool: p, STT: model, Out: out, Scrape: scrape})
+	spec := scenarios.Spec{Target: target, Dialer: d, Plan: plan, Thresholds: th,
+		Pool: p, STT: model, Out: out, Scrape: scrape, Shard: shard}
+	if metrics != nil { // not a nil *Metrics in the interface, which would not be nil
+		spec.Metrics = metrics
+	}
+	if shard != nil {
+		fmt.Fprintf(st.stderr, "shard %s: step 1 starts at %s (in %v)\n", shard, shard.StartAt.Format(time.RFC3339),
+			max(0, time.Until(shard.StartAt)).Round(time.Second))
+	}
+	r, stop, err := st.runSpec(rf, spec)
 	rf.stopped = stop != viewNotStopped
 	if r != nil {
 		report.Text(st.stdout, r)
@@ -306,7 +394,11 @@ func (p *progress) Handle(e scenarios.Event) {
 	switch e.Kind {
 	case scenarios.EventStepStart:
 		p.step, p.start, p.last, p.ok, p.fail, p.e2r = e.Step, e.At, e.At, 0, 0, nil
-		fmt.Fprintf(p.w, "step %d of %d: %d calls\n", e.Step.Index+1, len(p.plan.Steps), e.Step.N)
+		if i := e.Step.Index; i < len(p.plan.Steps) && p.plan.Steps[i] != e.Step.N {
+			fmt.Fprintf(p.w, "step %d of %d: %d of its %d calls (this shard's share)\n", i+1, len(p.plan.Steps), e.Step.N, p.plan.Steps[i])
+		} else {
+			fmt.Fprintf(p.w, "step %d of %d: %d calls\n", e.Step.Index+1, len(p.plan.Steps), e.Step.N)
+		}
 	case scenarios.EventState:
 		switch e.State {
 		case callers.StateDone, callers.StateFailed:
@@ -329,7 +421,17 @@ func (p *progress) Handle(e scenarios.Event) {
 			fmt.Fprintf(p.w, "call %d did not connect: %s\n", e.Call.Call, e.Call.Error)
 		}
 	case scenarios.EventStepEnd:
-		fmt.Fprintf(p.w, "step %d done: %d turns ok, %d failed\n", e.Step.Index+1, p.ok, p.fail)
+		ok, fail := 0, 0 // from the step's own records: a pinned step may end after the next began
+		if e.Result != nil {
+			for _, t := range e.Result.Turns {
+				if checks.Turn(t).Understood {
+					ok++
+				} else {
+					fail++
+				}
+			}
+		}
+		fmt.Fprintf(p.w, "step %d done: %d turns ok, %d failed\n", e.Step.Index+1, ok, fail)
 		return
 	}
 	if e.At.Sub(p.last) >= 5*time.Second {

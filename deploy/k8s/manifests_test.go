@@ -102,6 +102,13 @@ func TestIndexedJob(t *testing.T) {
 	if flagValue(c.Args, "--start-at") != "$(START_AT)" {
 		t.Error("the shards need a common --start-at")
 	}
+	// Prometheus finds each shard's figures where --metrics-listen serves them.
+	_, port, _ := strings.Cut(flagValue(c.Args, "--metrics-listen"), ":")
+	ann := spec.Template.Annotations
+	if port == "" || ann["prometheus.io/port"] != port || ann["prometheus.io/scrape"] != "true" ||
+		len(c.Ports) != 1 || strconv.Itoa(int(c.Ports[0].ContainerPort)) != port {
+		t.Errorf("--metrics-listen port %q, annotations %v, container ports %v: want one port, announced", port, ann, c.Ports)
+	}
 	// The scenario file is the ConfigMap's key, mounted where --scenario looks.
 	scenario := flagValue(c.Args, "--scenario")
 	mount := mountOf(c, "scenario")
