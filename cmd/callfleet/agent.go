@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"runtime"
 	"time"
 
 	agent "github.com/callfleet/callfleet/agent-under-test"
@@ -71,7 +72,8 @@ func (af *agentFlags) build(st *state, log *slog.Logger) (*agent.Server, func(),
 		return nil, nil, fmt.Errorf("--voice: %w", err)
 	}
 	sc := stt.DefaultConfig()
-	sc.MaxDecoders = 64
+	// One decoder per core: more in C at once only queue for CPU and hold Ps (see main).
+	sc.MaxDecoders = runtime.NumCPU()
 	model, err := stt.Load(sc)
 	if err != nil {
 		return nil, nil, err

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/pprof"
 	"sort"
 	"strings"
@@ -45,6 +46,13 @@ func register(name, summary string, run func(st *state, args []string) int) {
 }
 
 func main() {
+	// Twice the cores: a transcriber decode is one long C call, and Go cannot run goroutines on the
+	// P a C call holds until its monitor takes the P back (up to 20 ms later when it has been idle).
+	// With as many Ps as cores, one decode on a one-core generator stalled every 20 ms sender by
+	// ~18 ms; spare Ps keep senders running while decoders (at most one per core) are in C.
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(2 * runtime.NumCPU())
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	st := &state{ctx: ctx, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}

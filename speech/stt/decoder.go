@@ -93,7 +93,7 @@ type decoder struct {
 	ps       *C.ps_decoder_t
 	args     *cArgv
 	initMean []C.mfcc_t // CMN prior at creation (-cmninit), restored per utterance
-	th       *thread    // when Config.Nice is set: the low-priority thread decodes run on
+	nice     int        // Config.Nice: decode on a thread of this nice value (0: the caller's)
 }
 
 var newDecoderErrs = map[C.int]string{
@@ -128,8 +128,10 @@ var decodeErrs = map[C.int]string{
 // decode hears one utterance from a clean state, so results never depend on earlier calls.
 // The C side only reads pcm during the call, so passing Go memory is allowed.
 func (d *decoder) decode(pcm []int16) (digits string, err error) {
-	if d.th != nil {
-		d.th.run(func() { digits, err = d.decodeHere(pcm) })
+	if d.nice > 0 {
+		if terr := niced(d.nice, func() { digits, err = d.decodeHere(pcm) }); terr != nil {
+			return "", terr
+		}
 		return digits, err
 	}
 	return d.decodeHere(pcm)
@@ -155,10 +157,6 @@ func (d *decoder) decodeHere(pcm []int16) (string, error) {
 }
 
 func (d *decoder) free() {
-	if d.th != nil {
-		d.th.stop()
-		d.th = nil
-	}
 	if d.ps != nil {
 		C.ps_free(d.ps)
 		d.ps = nil

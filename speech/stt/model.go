@@ -81,12 +81,7 @@ func (m *Model) create() (*decoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stt: new decoder (hmm %s): %w", m.cfg.HMM, err)
 	}
-	if m.cfg.Nice > 0 {
-		if d.th, err = startThread(m.cfg.Nice); err != nil {
-			d.free()
-			return nil, err
-		}
-	}
+	d.nice = m.cfg.Nice
 	return d, nil
 }
 
