@@ -329,8 +329,9 @@ func (st *state) executeReport(rf *runFlags, target, name string) (*report.Repor
 		return nil, st.fail(exitFailure, "%s: %v", name, err)
 	}
 	sc := stt.DefaultConfig()
-	// Few decoders: a burst of reply decodes must not starve the callers' real-time loops.
-	sc.MaxDecoders = max(1, runtime.GOMAXPROCS(0)-1)
+	// One decoder per core, on low-priority threads (stt.Config.Nice): a burst of reply decodes
+	// queues instead of starving the callers' real-time loops, and main keeps spare Ps for them.
+	sc.MaxDecoders = runtime.NumCPU()
 	model, err := stt.Load(sc)
 	if err != nil {
 		return nil, st.fail(exitFailure, "%s: %v", name, err)
