@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/callfleet/callfleet/callers"
 )
@@ -53,6 +54,17 @@ func HTML(w io.Writer, r *Report, turns []callers.Turn, extra ...Section) error 
 		}
 		page.Extra = append(page.Extra, s)
 	}
+	// A scenario run (probe, barge-in, idle) has no steps: its page is its sections.
+	page.Ramp = len(r.Steps) > 0 || len(extra) == 0
+	if !page.Ramp {
+		var titles []string
+		for _, s := range extra {
+			titles = append(titles, s.Title)
+		}
+		page.Title = "callfleet report: " + strings.Join(titles, ", ")
+		page.Capacity = "not a ramp: the scenario's tables are below"
+		page.Header = scenarioHeader(r)
+	}
 	var b bytes.Buffer
 	if err := pageTemplate.Execute(&b, page); err != nil {
 		return fmt.Errorf("report: html: %w", err)
@@ -92,6 +104,7 @@ func WriteHTML(dir string, r *Report, turns []callers.Turn, extra ...Section) er
 }
 
 type htmlPage struct {
+	Ramp                            bool // a ramp's steps, charts and cross-tab; false: only the sections
 	Title, Schema, Capacity, Legend string
 	Header, Warnings                []string
 	Failures, Verdicts              []string
@@ -99,6 +112,19 @@ type htmlPage struct {
 	Charts                          []chart
 	Extra                           []Section
 	NoTurns                         bool
+}
+
+// scenarioHeader is the run lines of a scenario run: no steps to describe.
+func scenarioHeader(r *Report) []string {
+	c, m := r.Config, r.Machine
+	lines := []string{
+		fmt.Sprintf("target %s over %s, seed %d", orDash(c.Target), orDash(c.Transport), c.Seed),
+		fmt.Sprintf("machine %s, %s/%s, %d cores, %s%s", orDash(m.Hostname), m.OS, m.Arch, m.Cores, m.GoVersion, prefixed(", ", m.CPUModel)),
+	}
+	if !r.Started.IsZero() {
+		lines = append(lines, fmt.Sprintf("from %s to %s", stamp(r.Started), stamp(r.Ended)))
+	}
+	return lines
 }
 
 type htmlTable struct {
@@ -171,9 +197,9 @@ footer { margin-top: 3rem; color: #777; font-size: .85rem; }
 <li>{{.}}</li>{{end}}
 </ul>
 {{range .Warnings}}<p class="warning">{{.}}</p>
-{{end}}<nav><a href="#steps">Steps</a><a href="#charts">Charts</a><a href="#where">Where turns failed</a>{{if .Failures}}<a href="#failures">Failures</a>{{end}}{{if .Verdicts}}<a href="#verdicts">Verdicts</a>{{end}}{{range .Extra}}<a href="#{{.ID}}">{{.Title}}</a>{{end}}</nav>
+{{end}}<nav>{{if .Ramp}}<a href="#steps">Steps</a><a href="#charts">Charts</a><a href="#where">Where turns failed</a>{{if .Failures}}<a href="#failures">Failures</a>{{end}}{{if .Verdicts}}<a href="#verdicts">Verdicts</a>{{end}}{{end}}{{range .Extra}}<a href="#{{.ID}}">{{.Title}}</a>{{end}}</nav>
 </header>
-<section id="steps">
+{{if .Ramp}}<section id="steps">
 <h2>Steps</h2>
 {{template "table" .Summary}}
 </section>
@@ -203,7 +229,7 @@ footer { margin-top: 3rem; color: #777; font-size: .85rem; }
 <li>{{.}}</li>{{end}}
 </ul>
 </section>
-{{end}}{{range .Extra}}<section id="{{.ID}}" class="extra">
+{{end}}{{end}}{{range .Extra}}<section id="{{.ID}}" class="extra">
 <h2>{{.Title}}</h2>
 {{if .Note}}<p>{{.Note}}</p>
 {{end}}<div class="scroll"><table>

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callfleet/callfleet/callers"
 	"github.com/callfleet/callfleet/internal/chromium"
 
 	"github.com/chromedp/cdproto/network"
@@ -83,6 +84,25 @@ func TestHTMLInChromium(t *testing.T) {
 	}
 	if !strings.Contains(title, "capacity 2 calls") || !strings.HasPrefix(capacity, "capacity: 2 calls") || probe != "Pause probe" {
 		t.Errorf("title %q, capacity %q, probe section %q", title, capacity, probe)
+	}
+	// A scenario run's page, in the same browser: its tables laid out, nothing else.
+	sr := scenarioReport()
+	sdir := t.TempDir()
+	if err := WriteHTML(sdir, sr.Report, []callers.Turn{}, sr.Sections()...); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+filepath.Join(sdir, HTMLFileName)),
+		chromedp.WaitReady(chromedp.CSS("footer"))); err != nil {
+		t.Fatal(err)
+	}
+	shown, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`[document.querySelectorAll('section.extra').length,
+		[...document.querySelectorAll('section.extra table')].filter(t => t.getBoundingClientRect().height > 40).length,
+		document.querySelectorAll('#probe tbody tr').length, document.querySelectorAll('figure, #steps').length]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(shown) != 4 || shown[0] != 8 || shown[1] != 8 || shown[2] != 4 || shown[3] != 0 {
+		t.Errorf("scenario page: [sections, tables drawn, probe rows, ramp parts] = %v, want [8 8 4 0]", shown)
 	}
 	mu.Lock()
 	defer mu.Unlock()

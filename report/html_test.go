@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"golang.org/x/net/html"
+
+	"github.com/callfleet/callfleet/callers"
 )
 
 // page is a parsed HTML report.
@@ -177,5 +179,57 @@ func TestWriteHTMLReadsTheRecords(t *testing.T) {
 	}
 	if err := WriteHTML(dir, run.Report, nil); err == nil {
 		t.Error("no error without the records")
+	}
+}
+
+// scenarioReport is a probe, barge-in and idle run as report.json holds it: no steps.
+func scenarioReport() *ScenarioReport {
+	lat, split := callers.Ms(41), callers.Ms(700)
+	probe := seedProbe()
+	probe.Settings[0].ShortestSplit = &split
+	return &ScenarioReport{Report: Build(RunConfig{Target: "ws://x/twilio/ws", Transport: "twilio", Seed: 3}, nil, synthConfig().Thresholds),
+		Scenarios: Scenarios{Probe: probe,
+			BargeIn: &BargeInSection{Offset: 500, MaxP95: 300, Calls: []BargeInCall{{Call: 1, Interrupted: "7134", Interrupt: "8135",
+				Latency: &lat, Signal: "clear", Clear: &lat, Understood: true}}, Verdict: ScenarioVerdict{OK: true}},
+			Idle: &IdleSection{ExpectPrompt: 1000, ExpectHangup: 1000, Tolerance: 60, Calls: []IdleCall{{Call: 0, Error: "the agent did not hang up"}},
+				Verdict: ScenarioVerdict{Reasons: []string{"call 0: the agent did not hang up"}}}}}
+}
+
+// A scenario run's page is its tables: the probe's (the seed's two and one per setting), the
+// barge-in and idle calls; no ramp steps, charts or cross-tab of nothing.
+func TestHTMLScenarioSections(t *testing.T) {
+	sr := scenarioReport()
+	p := renderPage(t, sr.Report, nil, sr.Sections()...)
+	var ids []string
+	for _, s := range p.all(func(n *html.Node) bool { return n.Data == "section" }) {
+		ids = append(ids, attr(s, "id"))
+	}
+	want := []string{"probe", "probe-tradeoff", "probe-setting-1", "probe-setting-2", "probe-setting-3", "probe-setting-4", "bargein", "idle"}
+	if !slices.Equal(ids, want) {
+		t.Errorf("sections %v, want %v", ids, want)
+	}
+	if got := p.figureIDs(); len(got) != 0 {
+		t.Errorf("charts of a run without steps: %v", got)
+	}
+	cells := map[string]bool{}
+	for _, td := range p.all(tag("td")) {
+		if td.FirstChild != nil {
+			cells[td.FirstChild.Data] = true
+		}
+	}
+	for _, want := range []string{"2 of 4 split", "700 and longer", "1300/1000", "8135", "clear", "understood", "the agent did not hang up"} {
+		if !cells[want] {
+			t.Errorf("no cell %q", want)
+		}
+	}
+	for _, want := range []string{"<title>callfleet report: Pause probe, End-of-turn trade-off,", "not a ramp: the scenario&#39;s tables are below",
+		"700 ms and longer", "Shortest pause that splits: 700 ms.", "Shortest pause that splits: none", "Verdict: ok.", "Verdict: FAIL: call 0: the agent did not hang up.",
+		`<a href="#bargein">Barge-in</a>`} {
+		if !strings.Contains(p.src, want) {
+			t.Errorf("no %q", want)
+		}
+	}
+	if strings.Contains(p.src, `id="steps"`) || strings.Contains(p.src, "capacity: 0 calls") {
+		t.Error("a scenario page shows the ramp's empty steps")
 	}
 }

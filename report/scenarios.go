@@ -177,12 +177,8 @@ func TextScenarios(w io.Writer, r *ScenarioReport) error {
 
 func textProbe(ew *errWriter, p *ProbeSection) {
 	ew.line("")
-	by := "-"
-	if len(p.Settings) > 0 && len(p.Settings[0].Pauses) > 0 {
-		by = strings.ReplaceAll(p.Settings[0].Pauses[0].DecidedBy, "_", " ")
-	}
 	ew.line("pause-probe: each phrase in two halves with an exact pause; %d conversations per pause, %d turn(s) each; one turn or two decided by %s",
-		p.Conversations, p.TurnsPerCall, by)
+		p.Conversations, p.TurnsPerCall, probeDecidedBy(p))
 	for _, s := range p.Settings {
 		ew.line("")
 		ew.line("%s:", probeLabel(s))
@@ -209,6 +205,13 @@ func textProbe(ew *errWriter, p *ProbeSection) {
 func textBargeIn(ew *errWriter, b *BargeInSection) {
 	ew.line("")
 	ew.line("barge-in: the caller talks %s into the agent's reply", scenMsText(b.Offset))
+	textTable(ew, BargeInTable(b))
+	ew.line("%s", bargeInLine(b))
+	textScenarioVerdict(ew, "barge-in", b.Verdict)
+}
+
+// BargeInTable is a row per barge-in call: what was talked over, when and how the agent stopped.
+func BargeInTable(b *BargeInSection) table {
 	t := table{head: []string{"call", "talked over", "with", "stopped after", "by", "clear", "audio stop", "event", "next turn"}}
 	for _, c := range b.Calls {
 		next := "understood"
@@ -221,23 +224,38 @@ func textBargeIn(ew *errWriter, b *BargeInSection) {
 		t.rows = append(t.rows, []string{itoa(c.Call), c.Interrupted, c.Interrupt, scenOptMs(c.Latency), orDash(c.Signal),
 			scenOptMs(c.Clear), scenOptMs(c.AudioStop), scenOptMs(c.Event), next})
 	}
-	textTable(ew, t)
-	ew.line("barge-in latency (speech start to the agent stopping) p50/p95 %s (limit p95 %s); next turn understood %d of %d",
+	return t
+}
+
+func bargeInLine(b *BargeInSection) string {
+	return fmt.Sprintf("barge-in latency (speech start to the agent stopping) p50/p95 %s (limit p95 %s); next turn understood %d of %d",
 		pair(b.Latency), scenMsText(b.MaxP95), b.Understood, len(b.Calls))
-	textScenarioVerdict(ew, "barge-in", b.Verdict)
 }
 
 func textIdle(ew *errWriter, s *IdleSection) {
 	ew.line("")
-	ew.line("idle: the caller says one phrase, then nothing; expected prompt %s after the reply, hang-up %s after the prompt (± %s)",
+	ew.line("%s", idleIntro(s))
+	textTable(ew, IdleTable(s))
+	ew.line("%s", idleLine(s))
+	textScenarioVerdict(ew, "idle", s.Verdict)
+}
+
+func idleIntro(s *IdleSection) string {
+	return fmt.Sprintf("idle: the caller says one phrase, then nothing; expected prompt %s after the reply, hang-up %s after the prompt (± %s)",
 		scenMsText(s.ExpectPrompt), scenMsText(s.ExpectHangup), scenMsText(s.Tolerance))
+}
+
+func idleLine(s *IdleSection) string {
+	return fmt.Sprintf("idle prompt p50/p95 %s; hang-up p50/p95 %s", pair(s.Prompt), pair(s.Hangup))
+}
+
+// IdleTable is a row per idle call: when the prompt and the hang-up came.
+func IdleTable(s *IdleSection) table {
 	t := table{head: []string{"call", "prompt after reply", "hang-up after prompt", "from", "error"}}
 	for _, c := range s.Calls {
 		t.rows = append(t.rows, []string{itoa(c.Call), scenOptMs(c.PromptAfter), scenOptMs(c.HangupAfter), orDash(c.Source), orDash(c.Error)})
 	}
-	textTable(ew, t)
-	ew.line("idle prompt p50/p95 %s; hang-up p50/p95 %s", pair(s.Prompt), pair(s.Hangup))
-	textScenarioVerdict(ew, "idle", s.Verdict)
+	return t
 }
 
 func textScenarioVerdict(ew *errWriter, name string, v ScenarioVerdict) {
@@ -249,6 +267,56 @@ func textScenarioVerdict(ew *errWriter, name string, v ScenarioVerdict) {
 	for _, r := range v.Reasons {
 		ew.line("  %s", r)
 	}
+}
+
+// verdictText is a verdict on one line: "ok", or "FAIL: why; why".
+func verdictText(v ScenarioVerdict) string {
+	if v.OK {
+		return "ok"
+	}
+	if len(v.Reasons) == 0 {
+		return "FAIL"
+	}
+	return "FAIL: " + strings.Join(v.Reasons, "; ")
+}
+
+// Sections are the scenario results as tables of the HTML report: the pause-probe's per-pause
+// table and trade-off table and each setting's pauses, the barge-in calls, the idle calls.
+func (s Scenarios) Sections() []Section {
+	var out []Section
+	if p := s.Probe; p != nil {
+		out = append(out,
+			sectionOf("probe", "Pause probe", fmt.Sprintf("Each phrase said in two halves with an exact pause between them, %d conversation(s) per pause: one turn or two, decided by %s.",
+				p.Conversations, probeDecidedBy(p)), SplitTable(p)),
+			sectionOf("probe-tradeoff", "End-of-turn trade-off", "The pauses each setting keeps as one turn, and what it costs in waiting.", TradeOffTable(p)))
+		for i, st := range p.Settings {
+			note := "Shortest pause that splits: none (every pause probed stayed one turn)."
+			if st.ShortestSplit != nil {
+				note = "Shortest pause that splits: " + scenMsText(*st.ShortestSplit) + "."
+			}
+			out = append(out, sectionOf(fmt.Sprintf("probe-setting-%d", i+1), "Pauses, "+probeLabel(st), note, PauseTable(st)))
+		}
+	}
+	if b := s.BargeIn; b != nil {
+		note := fmt.Sprintf("The caller talks %s into the agent's reply. %s. Verdict: %s.", scenMsText(b.Offset), bargeInLine(b), verdictText(b.Verdict))
+		out = append(out, sectionOf("bargein", "Barge-in", note, BargeInTable(b)))
+	}
+	if i := s.Idle; i != nil {
+		note := fmt.Sprintf("%s. %s. Verdict: %s.", idleIntro(i), idleLine(i), verdictText(i.Verdict))
+		out = append(out, sectionOf("idle", "Idle", note, IdleTable(i)))
+	}
+	return out
+}
+
+func sectionOf(id, title, note string, t table) Section {
+	return Section{ID: id, Title: title, Note: note, Head: t.head, Rows: t.rows}
+}
+
+func probeDecidedBy(p *ProbeSection) string {
+	if len(p.Settings) > 0 && len(p.Settings[0].Pauses) > 0 && p.Settings[0].Pauses[0].DecidedBy != "" {
+		return strings.ReplaceAll(p.Settings[0].Pauses[0].DecidedBy, "_", " ")
+	}
+	return "-"
 }
 
 func scenOptMs(m *callers.Ms) string {

@@ -59,7 +59,8 @@ func (p BargeInPlan) Validate() []error {
 }
 
 // BargeInScripts is each conversation's script: a phrase, then another over its reply. Phrases
-// come from the call's own generator, so a call's phrases follow from the seed.
+// come from the call's own generator, so a call's phrases follow from the seed. Both replies are
+// transcribed, as a ramp's are: turns.jsonl then says what got through before the agent stopped.
 func BargeInScripts(p BargeInPlan, pl *pool.Pool) []callers.Script {
 	out := make([]callers.Script, p.Conversations)
 	for i := range out {
@@ -70,7 +71,7 @@ func BargeInScripts(p BargeInPlan, pl *pool.Pool) []callers.Script {
 			second = p.Interrupt
 		}
 		out[i] = callers.Script{Call: call, Seed: p.Seed, Timeouts: p.Timeouts, Cues: []callers.Cue{
-			{Digits: first}, {Digits: second, BargeIn: p.Offset, Transcribe: true}}}
+			{Digits: first, Transcribe: true}, {Digits: second, BargeIn: p.Offset, Transcribe: true}}}
 	}
 	return out
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/callfleet/callfleet/checks"
 	"github.com/callfleet/callfleet/report"
 	"github.com/callfleet/callfleet/speech/pool"
+	"github.com/callfleet/callfleet/speech/stt"
 )
 
 // Named errors; functions wrap them with context, so test with errors.Is.
@@ -117,8 +118,11 @@ type ProbeSpec struct {
 	Setting *AgentSetting // the bundled agent's setting when swept; nil otherwise
 	Dialer  callers.Dialer
 	Pool    *pool.Pool
-	Plan    ProbePlan
-	Sink    callers.Sink // every record as it finishes (turns.jsonl, progress); may be nil
+	// STT transcribes the agent's replies, as in a ramp, so each turn is judged on both checks;
+	// nil leaves Heard empty and every turn fails the reply check (wrong_reply).
+	STT  *stt.Model
+	Plan ProbePlan
+	Sink callers.Sink // every record as it finishes (turns.jsonl, progress); may be nil
 }
 
 // RunProbe places the probe's calls, at most Parallel at once, and sums them up per pause. On
@@ -131,7 +135,7 @@ func RunProbe(ctx context.Context, spec ProbeSpec) (report.ProbeSetting, []calle
 		parallel = spec.Plan.Conversations
 	}
 	forEach(ctx, len(plans), parallel, func(i int) {
-		callers.Run(ctx, spec.Dialer, spec.Pool, plans[i], k, nil)
+		callers.Run(ctx, spec.Dialer, spec.Pool, plans[i], k, spec.STT)
 	})
 	k.mu.Lock()
 	turns := slices.Clone(k.turns)
@@ -378,7 +382,7 @@ func (r *Recorder) Close() error {
 }
 
 // WriteReport writes dir/report.json for a scenario run: the run's config and machine (no ramp
-// steps) and the scenario sections.
+// steps) and the scenario sections; and dir/report.html, whose tables are those sections.
 func WriteReport(dir string, cfg report.RunConfig, sec report.Scenarios, started time.Time) (*report.ScenarioReport, error) {
 	r := report.Build(cfg, nil, checks.DefaultThresholds())
 	r.Started, r.Ended = started, time.Now()
@@ -386,6 +390,10 @@ func WriteReport(dir string, cfg report.RunConfig, sec report.Scenarios, started
 	sr := &report.ScenarioReport{Report: r, Scenarios: sec}
 	if err := sr.Write(dir); err != nil {
 		return sr, fmt.Errorf("write report: %w", err)
+	}
+	// No steps, so no distributions: the page needs none of the turn records.
+	if err := report.WriteHTML(dir, r, []callers.Turn{}, sec.Sections()...); err != nil {
+		return sr, fmt.Errorf("write html report: %w", err)
 	}
 	return sr, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/callfleet/callfleet/callers"
 	"github.com/callfleet/callfleet/callers/twilio"
 	"github.com/callfleet/callfleet/callers/webrtc"
+	"github.com/callfleet/callfleet/checks"
 	"github.com/callfleet/callfleet/report"
 	"github.com/callfleet/callfleet/speech"
 	"github.com/callfleet/callfleet/speech/pool"
@@ -154,11 +155,12 @@ func TestProbeAgainstReferenceAgent(t *testing.T) {
 		cfg.Pipeline.Turn.MinSilence, cfg.Pipeline.Turn.GateHold = set.MinSilence, set.GateHold
 		a := startAgent(t, fx, cfg)
 		plan.Step = i
-		s, _ := RunProbe(ctx, ProbeSpec{Setting: &set, Dialer: a.twilio(), Pool: fx.pool(t, pool.CodecMulaw), Plan: plan})
+		s, turns := RunProbe(ctx, ProbeSpec{Setting: &set, Dialer: a.twilio(), Pool: fx.pool(t, pool.CodecMulaw), STT: fx.model, Plan: plan})
 		a.stop()
 		for _, p := range s.Pauses {
 			t.Logf("%s: %v pause %s (%d undecided), wait %v/%v", s.Name, p.Pause, p.Verdict, p.Undecided, p.Wait.P50, p.Wait.P95)
 		}
+		checkProbeTurns(t, s, turns)
 		got = append(got, s)
 	}
 	want := [][]string{{"one turn", "split", "split", "split"}, {"one turn", "one turn", "split", "split"},
@@ -177,6 +179,49 @@ func TestProbeAgainstReferenceAgent(t *testing.T) {
 		}
 		if a, b := shortest(got[i]), shortest(got[i-1]); a <= b {
 			t.Errorf("shortest split %v at %s, not above %v at %s", a, got[i].Name, b, got[i-1].Name)
+		}
+	}
+}
+
+// checkProbeTurns judges each probe turn as a ramp's: carrying the caller's transcription of the
+// reply, a turn the agent kept whole is understood, and one it cut in two is not (split, or what
+// the agent's 4-5 digit grammar made of the halves: nothing, or other digits).
+func checkProbeTurns(t *testing.T, s report.ProbeSetting, turns []callers.Turn) {
+	t.Helper()
+	verdict := map[callers.Ms]string{}
+	for _, p := range s.Pauses {
+		verdict[p.Pause] = p.Verdict
+	}
+	understood := 0
+	defer func() {
+		if understood == 0 {
+			t.Errorf("%s: no probe turn understood", s.Name)
+		}
+	}()
+	for _, tr := range turns {
+		if tr.Pause == nil {
+			t.Errorf("%s: call %d turn %d has no pause", s.Name, tr.Call, tr.Turn)
+			continue
+		}
+		v := checks.Turn(tr)
+		if tr.Marks.ReplyEnd != nil && tr.Heard == "" {
+			t.Errorf("%s, %v pause, call %d: the reply was not transcribed", s.Name, *tr.Pause, tr.Call)
+		}
+		switch verdict[*tr.Pause] {
+		case "one turn":
+			// An underrun is the caller's playout stalling on a busy machine (8 calls under -race on
+			// two cores); the turn names it, and any other failure is the probe's.
+			if !v.Understood && v.Reason != checks.ReasonUnderrun {
+				t.Errorf("%s, %v pause, call %d: %s (said %s, heard %q, server %q), want understood",
+					s.Name, *tr.Pause, tr.Call, v.Reason, tr.Phrase, tr.Heard, tr.ServerTranscripts)
+			}
+			if v.Understood {
+				understood++
+			}
+		case "split":
+			if v.Understood {
+				t.Errorf("%s, %v pause, call %d: understood (server %q), want a failure", s.Name, *tr.Pause, tr.Call, tr.ServerTranscripts)
+			}
 		}
 	}
 }

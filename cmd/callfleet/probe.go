@@ -258,6 +258,11 @@ func (pf *probeFlags) runPause(st *state, pl *pool.Pool, rec *scenarios.Recorder
 			settings = append(settings, &list[i])
 		}
 	}
+	model, err := pf.transcriber() // each turn is judged as a ramp's: the reply transcribed too
+	if err != nil {
+		return nil, err
+	}
+	defer model.Close()
 	sec := &report.ProbeSection{Conversations: pf.conv, TurnsPerCall: pf.turns}
 	for _, d := range pauses {
 		sec.Pauses = append(sec.Pauses, callers.D(d))
@@ -272,7 +277,7 @@ func (pf *probeFlags) runPause(st *state, pl *pool.Pool, rec *scenarios.Recorder
 		}
 		plan.Step = i
 		err := pf.withAgent(st, func(d callers.Dialer) error {
-			s, _ := scenarios.RunProbe(st.ctx, scenarios.ProbeSpec{Setting: set, Dialer: d, Pool: pl, Plan: plan, Sink: rec.Sink()})
+			s, _ := scenarios.RunProbe(st.ctx, scenarios.ProbeSpec{Setting: set, Dialer: d, Pool: pl, STT: model, Plan: plan, Sink: rec.Sink()})
 			sec.Settings = append(sec.Settings, s)
 			return nil
 		})

@@ -7,6 +7,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/callfleet/callfleet/checks"
+	"github.com/callfleet/callfleet/report"
 )
 
 func TestProbeAndReplayUsage(t *testing.T) {
@@ -60,10 +63,36 @@ func TestProbeIdleThenReplay(t *testing.T) {
 
 // A sweep of two settings of the bundled agent prints the seed's two tables.
 func TestProbeSweep(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sweep")
 	out, stderr, code := callfleet(t, "probe", "--agent-sweep", "300/200,1300/200", "--pauses", "200ms,900ms",
-		"--conversations", "1", "--parallel", "2", "--transport", "twilio", "--seed", "4", "--out", filepath.Join(t.TempDir(), "sweep"))
+		"--conversations", "1", "--parallel", "2", "--transport", "twilio", "--seed", "4", "--out", dir)
 	if code != 0 {
 		t.Fatalf("sweep: exit %d\n%s\n%s", code, out, stderr)
+	}
+	// The turns kept whole carry the caller's transcription of the reply and are understood, as
+	// a ramp's turns are: the turn checks hold for a probe too.
+	turns, _, err := report.ReadJSONL(filepath.Join(dir, report.TurnsFileName))
+	if err != nil || len(turns) != 4 {
+		t.Fatalf("turns.jsonl: %d turns, %v", len(turns), err)
+	}
+	for _, tr := range turns {
+		var pause float64
+		if tr.Pause != nil {
+			pause = float64(*tr.Pause)
+		}
+		split := tr.Step == 0 && pause == 900 // 300/200 splits from 500 ms
+		if v := checks.Turn(tr); v.Understood == split || tr.Heard == "" {
+			t.Errorf("step %d, %.0f ms pause: %s, heard %q, server %q; want understood %v", tr.Step, pause, v.Reason, tr.Heard, tr.ServerTranscripts, !split)
+		}
+	}
+	// The HTML report, as written and as `report --format html` prints it, has the probe's tables.
+	page, err := os.ReadFile(filepath.Join(dir, report.HTMLFileName))
+	again, _, rcode := callfleet(t, "report", filepath.Join(dir, report.FileName), "--format", "html")
+	for name, html := range map[string]string{"report.html": string(page), "report --format html": again} {
+		if err != nil || rcode != 0 || !strings.Contains(html, `<section id="probe" class="extra">`) ||
+			!strings.Contains(html, "<td>1300/200</td><td>one turn</td><td>one turn</td>") || !strings.Contains(html, "End-of-turn trade-off") {
+			t.Errorf("%s lacks the probe's tables (%v, exit %d)", name, err, rcode)
+		}
 	}
 	flat := regexp.MustCompile(`[ \t]{2,}`).ReplaceAllString(out, " | ")
 	for _, want := range []string{

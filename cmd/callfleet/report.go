@@ -46,7 +46,11 @@ func cmdReport(st *state, args []string) int {
 		}
 	case "html":
 		turns := st.reportTurns(r, path)
-		render = func(w io.Writer) error { return report.HTML(w, r, turns) }
+		var extra []report.Section // a probe's, barge-in's or idle's tables
+		if sr, err := report.LoadScenarios(path); err == nil {
+			extra = sr.Sections()
+		}
+		render = func(w io.Writer) error { return report.HTML(w, r, turns, extra...) }
 	default:
 		return st.fail(exitUsage, "report: --format %q: want text, markdown, json or html", *format)
 	}
