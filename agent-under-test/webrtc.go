@@ -473,6 +473,8 @@ type opusIn struct {
 	last    uint16
 	started bool
 	pending []int16
+	quiet   audio.SilenceSkip // the caller's repeated silent packet is not decoded each time
+	zeros   []int16
 }
 
 func (in *opusIn) packet(seq uint16, payload []byte) error {
@@ -493,10 +495,18 @@ func (in *opusIn) packet(seq uint16, payload []byte) error {
 	if len(payload) == 0 {
 		return nil // padding only
 	}
+	if n := in.quiet.Skip(payload); n > 0 {
+		if len(in.zeros) < n {
+			in.zeros = make([]int16, n)
+		}
+		in.add(in.zeros[:n])
+		return nil
+	}
 	pcm, err := in.dec.Decode(payload)
 	if err != nil {
 		return fmt.Errorf("rtp packet %d: %w", seq, err)
 	}
+	in.quiet.Decoded(payload, pcm)
 	in.add(pcm)
 	return nil
 }

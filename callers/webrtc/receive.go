@@ -75,6 +75,8 @@ func (c *Conn) readAudio(track *pwebrtc.TrackRemote) {
 		last    uint16
 		started bool
 		slab    []int16
+		quiet   audio.SilenceSkip // the agent's repeated silent packet is not decoded each time
+		zeros   []int16
 	)
 	deliver := func(pcm []int16, at time.Time) {
 		if len(slab) < len(pcm) {
@@ -117,11 +119,19 @@ func (c *Conn) readAudio(track *pwebrtc.TrackRemote) {
 			}
 		}
 		started, last = true, pkt.SequenceNumber
+		if n := quiet.Skip(pkt.Payload); n > 0 {
+			if len(zeros) < n {
+				zeros = make([]int16, n)
+			}
+			deliver(zeros[:n], at)
+			continue
+		}
 		pcm, err := dec.Decode(pkt.Payload)
 		if err != nil {
 			c.stats.decodeErrors.Add(1)
 			continue
 		}
+		quiet.Decoded(pkt.Payload, pcm)
 		deliver(pcm, at)
 	}
 }
