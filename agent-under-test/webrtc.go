@@ -32,7 +32,10 @@ const (
 	gatherTimeout          = 5 * time.Second // ICE gathering before the answer is sent anyway
 	connectTimeout         = 15 * time.Second
 	opusBitrate            = 24000
-	opusPayloadType        = 111 // the payload type browsers offer Opus with
+	// opusComplexity 1 encodes a 16 kHz voice frame in ~74 µs against ~154 µs at libopus' 5, and
+	// the caller's transcriber heard 150 of 150 replies either way (flite rms, 24 kbit/s).
+	opusComplexity  = 1
+	opusPayloadType = 111 // the payload type browsers offer Opus with
 	// RTVI messages kept for a client whose data channel is not open yet, and bytes queued for
 	// one that does not read it: past these, messages are dropped.
 	maxPendingRTVI = 64
@@ -312,6 +315,9 @@ var _ pipeline.Output = (*rtcCall)(nil)
 func (t *rtcTransport) newCall(id string, release func()) (*rtcCall, error) {
 	enc, err := audio.NewOpusEncoderRate(pipeline.Rate, opusBitrate)
 	if err != nil {
+		return nil, fmt.Errorf("call %s: %w", id, err)
+	}
+	if err := enc.SetComplexity(opusComplexity); err != nil {
 		return nil, fmt.Errorf("call %s: %w", id, err)
 	}
 	if _, err := opusSilence(); err != nil {
