@@ -40,10 +40,12 @@ demo: build
 	$(BIN) demo
 
 # Micro-benchmarks (transcriber CPU per audio second, a caller's audio path per 20 ms frame, codecs),
-# then the agent's CPU and RSS per conversation measured by callfleet itself against `callfleet agent`.
+# then the agent's CPU and RSS per conversation measured by callfleet itself against `callfleet agent`,
+# then how many callers one core drives (send lateness p99 <= 5 ms) against `callfleet agent --echo`.
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./audio/ ./speech/... ./callers/... ./agent-under-test/turn/ | tee bench.txt
 	scripts/bench-agent.sh 4,8,16 30s | tee -a bench.txt
+	scripts/bench-fleet.sh | tee -a bench.txt
 
 fixtures: deps
 	$(GO) run ./cmd/callfleet fixtures -o fixtures

@@ -60,6 +60,23 @@ func crossTable(r *Report) table {
 	return t
 }
 
+// generatorTable is the load generator's own health per step: how late its 20 ms sends were (each
+// turn's p99, summarised over the step's turns) and how busy its cores were.
+func generatorTable(r *Report) table {
+	t := table{head: []string{"N", "send lateness p50/p99 of turns' p99", "worst", "generator CPU", "health"}}
+	for _, s := range r.Steps {
+		g := s.Generator
+		health := "ok"
+		if g.Bound {
+			health = "generator_bound"
+		}
+		t.rows = append(t.rows, []string{strconv.Itoa(s.N),
+			checks.FormatMs(g.LatenessP50) + "/" + checks.FormatMs(g.LatenessP99),
+			checks.FormatMs(g.LatenessMax), checks.FormatPct(g.CPU) + " of its cores", health})
+	}
+	return t
+}
+
 // crossLegend says where each failing cell points.
 const crossLegend = "heard, answered wrong: the LLM/logic, or TTS/transport/underruns (the caller misheard); " +
 	"not heard: STT or inbound audio; not heard, answered right: the transcript channel"
