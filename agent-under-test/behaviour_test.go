@@ -123,28 +123,15 @@ func TestTwilioEcho(t *testing.T) {
 	model, p := fixtures(t)
 	cfg := DefaultConfig()
 	cfg.Pipeline.Echo = true
-	_, hs := startAgent(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	ev := subscribe(t, ctx, hs.URL, "CA-echo")
-	c := dialTwilio(t, hs.URL, "CA-echo")
 	clip := p.Clip(1)
-	c.silence(200 * time.Millisecond)
-	_, end := c.say(clip)
-	if !c.waitReply(1200*time.Millisecond, 8*time.Second) {
-		t.Fatal("no reply within 8 s")
-	}
-	c.mu.Lock()
-	wait := c.first.Sub(end)
-	c.mu.Unlock()
-	c.stop()
-	<-c.closed
+	c, ev, wait := oneTurn(t, ctx, cfg, "CA-echo", clip)
 	reply := c.agentAudio16k()
 	heard, err := model.Transcribe(ctx, reply)
 	if err != nil || heard != clip.Digits {
 		t.Errorf("echo heard as %q (%v), want %q", heard, err, clip.Digits)
 	}
-	// The echo is the phrase trimmed at its last voiced frame, not the end-of-turn silence after it.
 	// The agent sends media only while it speaks: the echo lasts the phrase plus the pre-roll
 	// before the detected onset, not the end-of-turn silence after it.
 	if got, max := time.Duration(len(reply))*time.Second/16000, clip.Voiced()+700*time.Millisecond; got > max {

@@ -234,23 +234,11 @@ func TestTwilioTurn(t *testing.T) {
 	dir := t.TempDir()
 	cfg := DefaultConfig()
 	cfg.RecordDir = dir
-	_, hs := startAgent(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	ev := subscribe(t, ctx, hs.URL, "CA-turn")
-	c := dialTwilio(t, hs.URL, "CA-turn")
 	clip := p.Clip(0)
-	c.silence(200 * time.Millisecond)
-	_, end := c.say(clip)
-	if !c.waitReply(1200*time.Millisecond, 8*time.Second) {
-		t.Fatal("no reply within 8 s")
-	}
-	c.mu.Lock()
-	wait := c.first.Sub(end)
-	marks := append([]string(nil), c.marks...)
-	c.mu.Unlock()
-	c.stop()
-	<-c.closed
+	c, ev, wait := oneTurn(t, ctx, cfg, "CA-turn", clip)
+	marks := c.marks
 
 	if got := ev.finals(); len(got) != 1 || got[0] != clip.Digits {
 		t.Errorf("server transcripts %q, want [%q]", got, clip.Digits)
@@ -274,6 +262,23 @@ func TestTwilioTurn(t *testing.T) {
 	}
 	t.Logf("speech end to first reply audio: %v", wait)
 	checkRecording(t, model, filepath.Join(dir, "CA-turn.wav"), clip.Digits)
+}
+
+// oneTurn says clip to an agent started with cfg and hangs up once the reply has ended; it
+// returns the call, its server events and the wait from the clip's end to the first reply audio.
+func oneTurn(t *testing.T, ctx context.Context, cfg Config, callSid string, clip *pool.Clip) (*twClient, *sse, time.Duration) {
+	t.Helper()
+	_, hs := startAgent(t, cfg)
+	ev := subscribe(t, ctx, hs.URL, callSid)
+	c := dialTwilio(t, hs.URL, callSid)
+	c.silence(200 * time.Millisecond)
+	_, end := c.say(clip)
+	if !c.waitReply(1200*time.Millisecond, 8*time.Second) {
+		t.Fatal("no reply within 8 s")
+	}
+	c.stop()
+	<-c.closed // the reader has ended: c's fields are the test's from here
+	return c, ev, c.first.Sub(end)
 }
 
 func checkRecording(t *testing.T, model interface {
