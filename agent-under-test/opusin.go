@@ -1,0 +1,68 @@
+package agent
+
+import (
+	"fmt"
+
+	"github.com/callfleet/callfleet/agent-under-test/pipeline"
+	"github.com/callfleet/callfleet/audio"
+)
+
+// maxConceal bounds the lost packets concealed in a row (100 ms of 20 ms packets); a longer gap
+// is left out rather than filled with made-up sound.
+const maxConceal = 5
+
+// opusIn turns an RTP Opus stream into 20 ms frames at 16 kHz: lost packets (a gap in the RTP
+// sequence numbers, RFC 3550 §5.1) are concealed by the decoder (RFC 6716 §4.4), duplicates and
+// late packets dropped. Packets of any duration are re-cut into 20 ms frames.
+type opusIn struct {
+	dec     *audio.OpusDecoder
+	push    func([]int16)
+	last    uint16
+	started bool
+	pending []int16
+	quiet   audio.SilenceSkip // the caller's repeated silent packet is not decoded each time
+	zeros   []int16
+}
+
+func (in *opusIn) packet(seq uint16, payload []byte) error {
+	if in.started {
+		d := seq - in.last
+		if d == 0 || d >= 1<<15 {
+			return nil // a duplicate, or too late: its time has been played
+		}
+		for i := uint16(1); i < d && i <= maxConceal; i++ {
+			pcm, err := in.dec.DecodePLC()
+			if err != nil {
+				return err
+			}
+			in.add(pcm)
+		}
+	}
+	in.started, in.last = true, seq
+	if len(payload) == 0 {
+		return nil // padding only
+	}
+	if n := in.quiet.Skip(payload); n > 0 {
+		if len(in.zeros) < n {
+			in.zeros = make([]int16, n)
+		}
+		in.add(in.zeros[:n])
+		return nil
+	}
+	pcm, err := in.dec.Decode(payload)
+	if err != nil {
+		return fmt.Errorf("rtp packet %d: %w", seq, err)
+	}
+	in.quiet.Decoded(payload, pcm)
+	in.add(pcm)
+	return nil
+}
+
+func (in *opusIn) add(pcm []int16) {
+	in.pending = append(in.pending, pcm...)
+	off := 0
+	for ; len(in.pending)-off >= pipeline.FrameSamples; off += pipeline.FrameSamples {
+		in.push(in.pending[off : off+pipeline.FrameSamples])
+	}
+	in.pending = in.pending[:copy(in.pending, in.pending[off:])]
+}
