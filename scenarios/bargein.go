@@ -77,16 +77,46 @@ func BargeInScripts(p BargeInPlan, pl *pool.Pool) []callers.Script {
 }
 
 // RunScripts places scripted calls, at most parallel at once, filing each trace with rec as it
-// finishes (rec may be nil); the traces come back in script order.
+// finishes (rec may be nil); the traces come back in script order. rec's outputs see the calls
+// as one step, each call dialing until its trace is filed, then done or failed.
 func RunScripts(ctx context.Context, d callers.Dialer, pl *pool.Pool, tr *stt.Model, scripts []callers.Script,
 	parallel int, rec *Recorder) []callers.Trace {
 	out := make([]callers.Trace, len(scripts))
+	var h Hooks
+	if rec != nil {
+		h = rec.Hooks()
+	}
+	sched := StepSchedule{N: len(scripts)}
+	if len(scripts) > 0 {
+		sched.FirstCall = scripts[0].Call
+	}
+	start := time.Now()
+	if h.StepStart != nil {
+		h.StepStart(sched, start)
+	}
 	forEach(ctx, len(scripts), parallel, func(i int) {
+		if h.Sink != nil {
+			h.Sink.State(scripts[i].Call, callers.StateDialing)
+		}
 		out[i] = callers.RunScript(ctx, d, pl, scripts[i], tr)
 		if rec != nil {
 			rec.Trace(out[i])
+			state := callers.StateDone
+			if out[i].EndedBy != callers.EndedByCaller && out[i].EndedBy != callers.EndedByAgent {
+				state = callers.StateFailed
+			}
+			h.Sink.State(scripts[i].Call, state)
 		}
 	})
+	if h.StepEnd != nil {
+		r := StepResult{Schedule: sched, Start: start, Window: [2]time.Time{start, time.Now()}, Stopped: ctx.Err() != nil}
+		for _, t := range out {
+			if t.Schema != 0 { // a script that never ran has no trace
+				r.Turns, r.Calls = append(r.Turns, t.Turns()...), append(r.Calls, t.Result())
+			}
+		}
+		h.StepEnd(r)
+	}
 	return out
 }
 

@@ -100,7 +100,7 @@ func timeoutErrs(t callers.Timeouts) []error {
 }
 
 // ProbeCalls is the probe's calls, pause by pause (shortest first), Conversations each, numbered
-// from 0 within the plan's step.
+// from 0 within the plan's step (call i probes pause i / Conversations).
 func ProbeCalls(p ProbePlan) []callers.Plan {
 	pauses := slices.Sorted(slices.Values(p.Pauses))
 	out := make([]callers.Plan, 0, len(pauses)*p.Conversations)
@@ -122,21 +122,35 @@ type ProbeSpec struct {
 	// nil leaves Heard empty and every turn fails the reply check (wrong_reply).
 	STT  *stt.Model
 	Plan ProbePlan
-	Sink callers.Sink // every record as it finishes (turns.jsonl, progress); may be nil
+	// Hooks see each pause as a step (ProbeStep says which) and every record as it finishes
+	// (turns.jsonl, progress, the live view); any may be nil.
+	Hooks Hooks
+}
+
+// ProbeStep is the step of a probe's pause k in a plan with n pauses: the plan's Step (a sweep's
+// setting) times n, plus k, with the pause's calls. A live view reads the setting and the pause
+// back from Index.
+func ProbeStep(p ProbePlan, k int) StepSchedule {
+	n := len(p.Pauses)
+	return StepSchedule{Index: p.Step*n + k, N: p.Conversations, FirstCall: k * p.Conversations}
 }
 
 // RunProbe places the probe's calls, at most Parallel at once, and sums them up per pause. On
 // ctx's end the calls hang up and what finished is summed.
 func RunProbe(ctx context.Context, spec ProbeSpec) (report.ProbeSetting, []callers.Turn) {
 	plans := ProbeCalls(spec.Plan)
-	k := &collector{next: spec.Sink}
+	k := &collector{next: spec.Hooks.Sink}
 	parallel := spec.Plan.Parallel
 	if parallel <= 0 {
 		parallel = spec.Plan.Conversations
 	}
+	steps := newProbeSteps(spec.Plan, spec.Hooks, k)
 	forEach(ctx, len(plans), parallel, func(i int) {
+		steps.started(i)
 		callers.Run(ctx, spec.Dialer, spec.Pool, plans[i], k, spec.STT)
+		steps.ended(i)
 	})
+	steps.stop()
 	k.mu.Lock()
 	turns := slices.Clone(k.turns)
 	k.mu.Unlock()
@@ -147,6 +161,82 @@ func RunProbe(ctx context.Context, spec ProbeSpec) (report.ProbeSetting, []calle
 		s.Name, s.MinSilence, s.GateHold = a.Name(), &ms, &gh
 	}
 	return s, turns
+}
+
+// probeSteps reports each pause as a step: started with its first call, ended with its last (or
+// at the end, stopped, when ctx ended before all its calls ran). Pauses overlap when Parallel
+// exceeds Conversations.
+type probeSteps struct {
+	plan  ProbePlan
+	hooks Hooks
+	k     *collector
+	mu    sync.Mutex
+	start []time.Time
+	left  []int
+}
+
+func newProbeSteps(p ProbePlan, h Hooks, k *collector) *probeSteps {
+	s := &probeSteps{plan: p, hooks: h, k: k, start: make([]time.Time, len(p.Pauses)), left: make([]int, len(p.Pauses))}
+	for i := range s.left {
+		s.left[i] = p.Conversations
+	}
+	return s
+}
+
+func (s *probeSteps) started(call int) {
+	p := call / s.plan.Conversations
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.start[p].IsZero() {
+		s.start[p] = time.Now()
+		if s.hooks.StepStart != nil {
+			s.hooks.StepStart(ProbeStep(s.plan, p), s.start[p])
+		}
+	}
+}
+
+func (s *probeSteps) ended(call int) {
+	p := call / s.plan.Conversations
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.left[p]--; s.left[p] == 0 {
+		s.end(p, false)
+	}
+}
+
+// stop ends the pauses whose calls did not all run.
+func (s *probeSteps) stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for p := range s.left {
+		if !s.start[p].IsZero() && s.left[p] > 0 {
+			s.left[p] = 0
+			s.end(p, true)
+		}
+	}
+}
+
+// end reports pause p's step with its records; s.mu is held.
+func (s *probeSteps) end(p int, stopped bool) {
+	if s.hooks.StepEnd == nil {
+		return
+	}
+	sched := ProbeStep(s.plan, p)
+	first, last := sched.FirstCall, sched.FirstCall+sched.N
+	r := StepResult{Schedule: sched, Start: s.start[p], Window: [2]time.Time{s.start[p], time.Now()}, Stopped: stopped}
+	s.k.mu.Lock()
+	for _, t := range s.k.turns {
+		if t.Call >= first && t.Call < last {
+			r.Turns = append(r.Turns, t)
+		}
+	}
+	for _, c := range s.k.calls {
+		if c.Call >= first && c.Call < last {
+			r.Calls = append(r.Calls, c)
+		}
+	}
+	s.k.mu.Unlock()
+	s.hooks.StepEnd(r)
 }
 
 // forEach runs fn(0..n-1), at most parallel at once, until ctx ends.
@@ -348,6 +438,9 @@ func NewRecorder(dir string, outs ...Output) (*Recorder, error) {
 
 // Sink takes turn and call records as they finish.
 func (r *Recorder) Sink() callers.Sink { return r.bus }
+
+// Hooks take a probe's steps, and its records as Sink does.
+func (r *Recorder) Hooks() Hooks { return r.bus.Hooks() }
 
 // Trace files a scripted call: its trace, then its turns and call record.
 func (r *Recorder) Trace(t callers.Trace) {

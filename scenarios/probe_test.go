@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -155,8 +156,11 @@ func TestProbeAgainstReferenceAgent(t *testing.T) {
 		cfg.Pipeline.Turn.MinSilence, cfg.Pipeline.Turn.GateHold = set.MinSilence, set.GateHold
 		a := startAgent(t, fx, cfg)
 		plan.Step = i
-		s, turns := RunProbe(ctx, ProbeSpec{Setting: &set, Dialer: a.twilio(), Pool: fx.pool(t, pool.CodecMulaw), STT: fx.model, Plan: plan})
+		var steps stepLog
+		s, turns := RunProbe(ctx, ProbeSpec{Setting: &set, Dialer: a.twilio(), Pool: fx.pool(t, pool.CodecMulaw), STT: fx.model, Plan: plan,
+			Hooks: steps.hooks()})
 		a.stop()
+		steps.check(t, plan)
 		for _, p := range s.Pauses {
 			t.Logf("%s: %v pause %s (%d undecided), wait %v/%v", s.Name, p.Pause, p.Verdict, p.Undecided, p.Wait.P50, p.Wait.P95)
 		}
@@ -222,6 +226,45 @@ func checkProbeTurns(t *testing.T, s report.ProbeSetting, turns []callers.Turn) 
 			if v.Understood {
 				t.Errorf("%s, %v pause, call %d: understood (server %q), want a failure", s.Name, *tr.Pause, tr.Call, tr.ServerTranscripts)
 			}
+		}
+	}
+}
+
+// stepLog keeps a probe's step events.
+type stepLog struct {
+	mu           sync.Mutex
+	starts, ends []StepSchedule
+	turns        map[int]int // by step index: turns in its StepResult
+}
+
+func (l *stepLog) hooks() Hooks {
+	return Hooks{
+		StepStart: func(s StepSchedule, _ time.Time) { l.mu.Lock(); l.starts = append(l.starts, s); l.mu.Unlock() },
+		StepEnd: func(r StepResult) {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			l.ends = append(l.ends, r.Schedule)
+			if l.turns == nil {
+				l.turns = map[int]int{}
+			}
+			l.turns[r.Schedule.Index] = len(r.Turns)
+		},
+	}
+}
+
+// check holds each pause to be one step, started once and ended once with its calls' turns.
+func (l *stepLog) check(t *testing.T, p ProbePlan) {
+	t.Helper()
+	if len(l.starts) != len(p.Pauses) || len(l.ends) != len(p.Pauses) {
+		t.Fatalf("%d step starts and %d ends for %d pauses", len(l.starts), len(l.ends), len(p.Pauses))
+	}
+	for k := range p.Pauses {
+		want := ProbeStep(p, k)
+		if !slices.ContainsFunc(l.starts, func(s StepSchedule) bool {
+			return s.Index == want.Index && s.FirstCall == want.FirstCall && s.N == want.N
+		}) ||
+			l.turns[want.Index] != p.Conversations*p.Turns {
+			t.Errorf("pause %d: step %+v not started, or ended with %d turns", k, want, l.turns[want.Index])
 		}
 	}
 }

@@ -84,8 +84,11 @@ func (k keyMap) ShortHelp() []key.Binding {
 	short := func(b key.Binding, desc string) key.Binding {
 		return key.NewBinding(key.WithKeys(b.Keys()...), key.WithHelp(b.Help().Key, desc))
 	}
-	return []key.Binding{short(k.Stop, "stop"), short(k.EndStep, "end step"),
-		key.NewBinding(key.WithKeys("j"), key.WithHelp("↑↓/jk", "scroll")), short(k.Help, "help")}
+	out := []key.Binding{short(k.Stop, "stop")}
+	if k.EndStep.Enabled() {
+		out = append(out, short(k.EndStep, "end step"))
+	}
+	return append(out, key.NewBinding(key.WithKeys("j"), key.WithHelp("↑↓/jk", "scroll")), short(k.Help, "help"))
 }
 
 // FullHelp is the help screen, in two columns.

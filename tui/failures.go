@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/callfleet/callfleet/speech"
 )
@@ -33,6 +34,12 @@ func (s *failuresPanel) line(f failure) string {
 	st := s.c.Styles
 	t := f.turn
 	where := fmt.Sprintf("step %d  c%d t%d", f.step+1, t.Call, t.Turn)
+	if p := s.l.probe; p != nil && p.cfg.Mode == ProbePause && t.Pause != nil {
+		where = fmt.Sprintf("%s  c%d t%d", t.Pause.Duration().Round(time.Millisecond), t.Call, t.Turn)
+		if len(p.cfg.Settings) > 0 {
+			where = p.settingName(t.Step) + " " + where
+		}
+	}
 	heard := st.Dim.Render("nothing")
 	if t.Heard != "" {
 		heard = fmt.Sprintf("%q", t.Heard)

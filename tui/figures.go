@@ -8,6 +8,7 @@ import (
 
 	"github.com/callfleet/callfleet/callers"
 	"github.com/callfleet/callfleet/checks"
+	"github.com/callfleet/callfleet/scenarios"
 )
 
 // figuresHeight is the live figures box's height: six lines of figures, the sparkline's label and
@@ -24,6 +25,9 @@ type figures struct {
 func (s *figures) SetSize(w, h int) { s.w, s.h = w, h }
 
 func (s *figures) View() string {
+	if s.l.probe != nil {
+		return s.probeView()
+	}
 	title := "current step"
 	switch {
 	case s.l.inStep:
@@ -91,7 +95,10 @@ func (s *figures) verdicts(turns []callers.Turn) string {
 }
 
 func (s *figures) latency(m checks.Metric, turns []callers.Turn) string {
-	label := strings.ReplaceAll(m.String(), "_to_", "→")
+	return s.latencyAs(strings.ReplaceAll(m.String(), "_to_", "→"), m, turns)
+}
+
+func (s *figures) latencyAs(label string, m checks.Metric, turns []callers.Turn) string {
 	sum := checks.Summarize(checks.Samples(m, turns, nil))
 	if sum.N == 0 {
 		return s.row(label, s.c.Styles.Dim.Render("no samples yet"))
@@ -168,4 +175,46 @@ func (s *figures) spark(width, rows int) []string {
 		lines = append(lines, s.c.Styles.Value.Render(l))
 	}
 	return lines
+}
+
+// probeView is the figures of the pause being probed (of every call, for barge-in and idle):
+// how far its calls are, how many the agent split, the wait to its transcript and reply, and the
+// generator's health.
+func (s *figures) probeView() string {
+	p, st := s.l.probe, s.c.Styles
+	title := "current step"
+	if !s.l.started.IsZero() {
+		title = p.probeTitle(s.l.inStep)
+	}
+	first, n := 0, len(s.l.lanes)
+	if p.cfg.Mode == ProbePause {
+		first, n = p.pause*p.cfg.Conversations, p.cfg.Conversations
+	}
+	done := 0
+	for i := first; i < first+n && i < len(s.l.lanes); i++ {
+		if ln := s.l.lanes[i]; ln.state == callers.StateDone || ln.state == callers.StateFailed {
+			done++
+		}
+	}
+	var all, step, whole []callers.Turn
+	for _, t := range s.l.turns {
+		all = append(all, t.turn)
+		if p.cfg.Mode != ProbePause || p.pauseOf(t.turn) == p.pause {
+			step = append(step, t.turn)
+			if heard, _ := scenarios.TurnsHeard(t.turn); heard <= 1 {
+				whole = append(whole, t.turn)
+			}
+		}
+	}
+	lines := []string{s.row("calls", fmt.Sprintf("%d of %d done", done, n))}
+	if c := p.cell(p.setting, p.pause); p.cfg.Mode == ProbePause && c != nil {
+		text := fmt.Sprintf("%d of %d decided", c.split, c.decided)
+		if u := len(step) - c.decided; u > 0 {
+			text += st.Dim.Render(fmt.Sprintf("  (%d with neither a final nor a reply)", u))
+		}
+		lines = append(lines, s.row("split", text))
+	}
+	lines = append(lines, s.verdicts(whole), s.latencyAs("end→transcript", checks.MetricSpeechEndToTranscript, step),
+		s.latency(checks.MetricSpeechEndToReply, step), s.lateness(all))
+	return box(st, title, s.w, s.h, lines)
 }

@@ -10,9 +10,10 @@ import (
 
 // helpScreen is the keys and what the lanes' glyphs mean; the footer is its short form.
 type helpScreen struct {
-	c    *common
-	h    help.Model
-	w, y int
+	c     *common
+	h     help.Model
+	w, y  int
+	probe bool // a pause-probe's lanes
 }
 
 func newHelp(c *common) *helpScreen {
@@ -32,7 +33,11 @@ func (s *helpScreen) Footer() string { return s.h.ShortHelpView(s.c.Keys.ShortHe
 func (s *helpScreen) View() string {
 	st := s.c.Styles
 	lines := strings.Split(s.h.FullHelpView(s.c.Keys.FullHelp()), "\n")
-	lines = append(lines, "", st.Label.Render("a lane: call (as in turns.jsonl), state, turns, the last verdicts, the last speech_end→reply"))
+	legend := "a lane: call (as in turns.jsonl), state, turns, the last verdicts, the last speech_end→reply"
+	if s.probe {
+		legend = "a lane: call (as in turns.jsonl), state, its pause, how the agent took the turn (one turn, split, or why it failed), speech_end→transcript"
+	}
+	lines = append(lines, "", st.Label.Render(legend))
 	var states []string
 	for _, x := range []callers.State{callers.StateUnknown, callers.StateDialing, callers.StateSpeaking, callers.StateWaiting,
 		callers.StateListening, callers.StatePausing, callers.StateDone, callers.StateFailed} {

@@ -11,8 +11,9 @@ import (
 	"github.com/callfleet/callfleet/checks"
 )
 
-// laneWidth is one lane's cells: call, state, turns, recent verdicts, last latency.
-const laneWidth = 38
+// laneWidth is one lane's cells: call, state, turns, recent verdicts, last latency; a probe's
+// lane, probeLaneWidth: call, state, pause, how the agent took the turn, the wait.
+const laneWidth, probeLaneWidth = 38, 44
 
 // laneGap separates lane columns.
 const laneGap = 3
@@ -32,7 +33,17 @@ type lanes struct {
 
 func (s *lanes) SetSize(w, h int) { s.w, s.h = w, h; s.clamp() }
 
-func (s *lanes) cols() int { return max(1, (s.w-4+laneGap)/(laneWidth+laneGap)) }
+func (s *lanes) cols() int { return max(1, (s.w-4+laneGap)/(s.width()+laneGap)) }
+
+func (s *lanes) width() int {
+	if s.probeLanes() {
+		return probeLaneWidth
+	}
+	return laneWidth
+}
+
+// probeLanes says the lanes are a pause-probe's.
+func (s *lanes) probeLanes() bool { return s.l.probe != nil && s.l.probe.cfg.Mode == ProbePause }
 
 func (s *lanes) rows() int { return max(1, s.h-2) }
 
@@ -40,7 +51,7 @@ func (s *lanes) totalRows() int { return (len(s.l.lanes) + s.cols() - 1) / s.col
 
 // rowsFor is how many rows every lane needs at width w, for the layout.
 func (s *lanes) rowsFor(w int) int {
-	cols := max(1, (w-4+laneGap)/(laneWidth+laneGap))
+	cols := max(1, (w-4+laneGap)/(s.width()+laneGap))
 	return max(1, (len(s.l.lanes)+cols-1)/cols)
 }
 
@@ -74,7 +85,7 @@ func (s *lanes) Update(msg tea.Msg) tea.Cmd {
 func (s *lanes) View() string {
 	s.clamp()
 	cols, rows := s.cols(), s.rows()
-	cell := laneWidth
+	cell := s.width()
 	if cols == 1 {
 		cell = s.w - 4 // one column: room for the last failure's reason
 	}
@@ -113,6 +124,9 @@ func (s *lanes) lane(ln *lane, wide bool) string {
 		name = "queued"
 	}
 	ss := st.State[ln.state]
+	if s.probeLanes() {
+		return s.probeLane(ln, name, wide)
+	}
 	var hist strings.Builder
 	for _, ok := range ln.history {
 		if ok {
@@ -132,4 +146,30 @@ func (s *lanes) lane(ln *lane, wide bool) string {
 		line += "  " + st.Fail.Render(ln.reason.String())
 	}
 	return line
+}
+
+// probeLane is one call of a pause-probe: "c5    ◀ listening 700ms  one turn     1.23 s", the
+// wait being speech end to the final transcript.
+func (s *lanes) probeLane(ln *lane, name string, wide bool) string {
+	st := s.c.Styles
+	ss := st.State[ln.state]
+	w := 11
+	if wide {
+		w = 28 // the row to itself: room for the reason after "one turn, "
+	}
+	word := st.Dim.Render(fit("-", w))
+	switch {
+	case ln.word == "split":
+		word = st.Warn.Render(fit(ln.word, w))
+	case ln.word == "one turn":
+		word = st.OK.Render(fit(ln.word, w))
+	case ln.word != "":
+		word = st.Fail.Render(fit(ln.word, w))
+	}
+	lat := "-"
+	if ln.hasLat {
+		lat = checks.FormatMs(ln.latency)
+	}
+	return fmt.Sprintf("%-5s %s %s %6s %s %7s", fmt.Sprintf("c%d", ln.call), ss.Render(stateGlyphs[ln.state]),
+		ss.Render(fmt.Sprintf("%-9s", name)), ln.pause, word, lat)
 }

@@ -28,7 +28,8 @@ type live struct {
 	finished  []stepRow
 	verdicts  []checks.StepVerdict // of finished, judged together as the report will
 	capacity  checks.Capacity
-	failures  []failure // newest last
+	failures  []failure  // newest last
+	probe     *probeLive // a probe's steps instead of a ramp's; nil for a ramp
 }
 
 // lane is one call of the current step.
@@ -40,6 +41,8 @@ type lane struct {
 	latency callers.Ms
 	hasLat  bool
 	reason  checks.Reason // of the last turn, ReasonNone when understood
+	word    string        // probe: how the agent took the last turn ("one turn", "split")
+	pause   string        // probe: the pause the call probes
 }
 
 type timedTurn struct {
@@ -60,8 +63,12 @@ type failure struct {
 	reason checks.Reason
 }
 
-func newLive(plan scenarios.Plan, th checks.Thresholds) *live {
-	return &live{plan: plan, th: th}
+func newLive(plan scenarios.Plan, th checks.Thresholds, probe *Probe) *live {
+	l := &live{plan: plan, th: th}
+	if probe != nil {
+		l.probe = newProbeLive(*probe)
+	}
+	return l
 }
 
 // apply folds one batch into the state.
@@ -77,11 +84,23 @@ func (l *live) apply(b batch) {
 }
 
 func (l *live) event(e scenarios.Event) {
+	switch {
+	case l.probe != nil && e.Kind == scenarios.EventStepStart:
+		l.probeStart(e.Step, e.At)
+		return
+	case l.probe != nil && e.Kind == scenarios.EventStepEnd:
+		l.probeEnd(e.Step)
+		return
+	}
 	switch e.Kind {
 	case scenarios.EventStepStart:
 		l.startStep(e.Step, e.At)
 	case scenarios.EventTurn:
 		l.turn(e.Turn, e.At)
+	case scenarios.EventState:
+		if ln := l.lane(e.CallN); ln != nil {
+			ln.state = e.State
+		}
 	case scenarios.EventCall:
 		if ln := l.lane(e.Call.Call); ln != nil && !e.Call.Connected {
 			ln.state, ln.reason = callers.StateFailed, checks.ReasonConnectFailed
@@ -107,7 +126,12 @@ func (l *live) startStep(s scenarios.StepSchedule, at time.Time) {
 func (l *live) turn(t callers.Turn, at time.Time) {
 	l.turns = append(l.turns, timedTurn{at: at.Sub(l.stepStart), turn: t})
 	v := checks.Turn(t)
-	if !v.Understood {
+	heard := 0
+	if l.probe != nil {
+		heard = l.probeTurn(t)
+	}
+	// A probe's split is what it measures, not a failure: the probe table counts it.
+	if !v.Understood && heard <= 1 {
 		l.failures = append(l.failures, failure{step: t.Step, turn: t, reason: v.Reason})
 		if len(l.failures) > maxFailures {
 			l.failures = l.failures[len(l.failures)-maxFailures:]
@@ -124,6 +148,10 @@ func (l *live) turn(t callers.Turn, at time.Time) {
 	}
 	ln.reason = v.Reason
 	ln.latency, ln.hasLat = checks.MetricSpeechEndToReply.OfTurn(t)
+	if l.probe != nil && l.probe.cfg.Mode == ProbePause {
+		ln.word = probeLane(heard, v)
+		ln.latency, ln.hasLat = checks.MetricSpeechEndToTranscript.OfTurn(t) // the probe's wait
+	}
 }
 
 // endStep judges every finished step again, since the latency rule anchors on the first.

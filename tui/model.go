@@ -33,7 +33,11 @@ type model struct {
 	header   *header
 	lanes    *lanes
 	figures  *figures
-	steps    *stepsTable
+	steps    interface {
+		SetSize(w int)
+		Height() int
+		View() string
+	} // the ramp's steps, or the probe's table
 	failures *failuresPanel
 	help     *helpScreen
 	showHelp bool
@@ -43,10 +47,16 @@ type model struct {
 
 func newModel(u *UI) *model {
 	c := newCommon(u.cfg.Out, u.cfg.Now)
-	l := newLive(u.cfg.Plan, u.cfg.Thresholds)
-	return &model{c: c, l: l, ui: u,
+	l := newLive(u.cfg.Plan, u.cfg.Thresholds, u.cfg.Probe)
+	m := &model{c: c, l: l, ui: u,
 		header: &header{c: c, l: l, cfg: u.cfg}, lanes: &lanes{c: c, l: l}, figures: &figures{c: c, l: l},
 		steps: &stepsTable{c: c, l: l}, failures: &failuresPanel{c: c, l: l}, help: newHelp(c)}
+	if l.probe != nil {
+		m.steps = &probeTable{c: c, l: l}
+		c.Keys.EndStep.SetEnabled(false) // a probe's steps are its pauses: none to end early
+		m.help.probe = l.probe.cfg.Mode == ProbePause
+	}
+	return m
 }
 
 func (m *model) Init() tea.Cmd { return tea.Batch(m.wait(), m.tick()) }

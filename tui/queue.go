@@ -41,9 +41,18 @@ func (q *queue) push(e scenarios.Event) {
 		q.mu.Unlock()
 		return
 	}
-	if e.Kind == scenarios.EventState {
+	switch e.Kind {
+	case scenarios.EventState:
 		q.states[e.CallN] = e.State
-	} else {
+	case scenarios.EventStepStart:
+		// The states so far belong to the step before: a probe numbers each setting's calls
+		// from 0 again, so they must not land on the new step's lanes.
+		for call, s := range q.states {
+			q.events = append(q.events, scenarios.Event{Kind: scenarios.EventState, At: e.At, CallN: call, State: s})
+		}
+		clear(q.states)
+		q.events = append(q.events, e)
+	default:
 		q.events = append(q.events, e)
 	}
 	q.mu.Unlock()

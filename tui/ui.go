@@ -31,6 +31,9 @@ type Config struct {
 	Out        io.Writer         // the terminal; nil: stdout
 	In         io.Reader         // the keys; nil: the terminal
 	Now        func() time.Time  // the clock for elapsed and remaining; nil: time.Now
+	// Probe, for `callfleet probe`, shows its pauses (or its barge-in or idle calls) as the
+	// steps; Plan is then unused.
+	Probe *Probe
 }
 
 // fallbackWidth and fallbackHeight are the frame's size when Out is not a terminal.

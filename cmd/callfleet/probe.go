@@ -14,12 +14,14 @@ import (
 	"time"
 
 	"github.com/callfleet/callfleet/callers"
+	"github.com/callfleet/callfleet/checks"
 	"github.com/callfleet/callfleet/report"
 	"github.com/callfleet/callfleet/scenarios"
 	"github.com/callfleet/callfleet/speech"
 	"github.com/callfleet/callfleet/speech/pool"
 	"github.com/callfleet/callfleet/speech/stt"
 	"github.com/callfleet/callfleet/speech/tts"
+	"github.com/callfleet/callfleet/tui"
 )
 
 func init() {
@@ -42,6 +44,8 @@ type probeFlags struct {
 	// pause
 	pauses, sweep string
 	turns         int
+	pauseList     []time.Duration           // --pauses, parsed by check
+	settings      []*scenarios.AgentSetting // --agent-sweep, parsed by check; one nil when not swept
 	// barge-in
 	offset    time.Duration
 	interrupt string
@@ -85,6 +89,7 @@ func (pf *probeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&rf.Noise, "noise", "", "WAV of background noise mixed into every phrase")
 	fs.Float64Var(&rf.SNR, "snr", 20, "speech-to-noise ratio in dB for --noise")
 	fs.IntVar(&rf.PoolSize, "pool-size", 32, "phrases rendered before the run")
+	fs.BoolVar(&rf.NoTUI, "no-tui", false, "plain progress lines instead of the live view on a terminal")
 	pf.af.register(fs, "agent-")
 }
 
@@ -119,7 +124,60 @@ func (pf *probeFlags) check(fs *flag.FlagSet) []error {
 	if pf.local && !flagSet(fs, "expect-hangup") {
 		pf.expectHangup = pf.af.cfg.Pipeline.IdleHangup
 	}
+	if pf.mode == "pause" {
+		errs = append(errs, pf.parsePause()...)
+	}
 	return errs
+}
+
+// parsePause reads --pauses and --agent-sweep.
+func (pf *probeFlags) parsePause() []error {
+	var errs []error
+	var err error
+	if pf.pauseList, err = scenarios.ParsePauses(pf.pauses); err != nil {
+		errs = append(errs, fmt.Errorf("--pauses: %w", err))
+	}
+	pf.settings = []*scenarios.AgentSetting{nil}
+	if pf.sweep == "" {
+		return errs
+	}
+	base := scenarios.AgentSetting{MinSilence: pf.af.cfg.Pipeline.Turn.MinSilence, GateHold: pf.af.cfg.Pipeline.Turn.GateHold}
+	list, err := scenarios.ParseSweep(pf.sweep, base)
+	if err != nil {
+		return append(errs, fmt.Errorf("--agent-sweep: %w", err))
+	}
+	pf.settings = pf.settings[:0]
+	for i := range list {
+		pf.settings = append(pf.settings, &list[i])
+	}
+	return errs
+}
+
+// view is what the live view shows of the probe: its pauses (and settings) as steps, or the
+// barge-in or idle calls as one.
+func (pf *probeFlags) view() tui.Probe {
+	switch pf.mode {
+	case "bargein":
+		return tui.Probe{Mode: tui.ProbeBargeIn, Conversations: pf.conv, What: fmt.Sprintf("barge-in %s into the reply", pf.offset)}
+	case "idle":
+		return tui.Probe{Mode: tui.ProbeIdle, Conversations: pf.conv,
+			What: fmt.Sprintf("idle: prompt expected %s after the reply, hang-up %s after it", pf.expectPrompt, pf.expectHangup)}
+	}
+	p := tui.Probe{Mode: tui.ProbePause, Pauses: pf.pauseList, Conversations: pf.conv}
+	for _, s := range pf.settings {
+		if s != nil {
+			p.Settings = append(p.Settings, s.Name())
+		}
+	}
+	return p
+}
+
+// target is the header's target: the bundled agent's address is known only once it starts.
+func (pf *probeFlags) target() string {
+	if pf.local {
+		return "bundled agent on loopback"
+	}
+	return pf.rf.Target
 }
 
 func flagSet(fs *flag.FlagSet, name string) bool {
@@ -162,8 +220,20 @@ func cmdProbe(st *state, args []string) int {
 	if err != nil {
 		return st.fail(exitFailure, "probe: %v", err)
 	}
-	rec, err := scenarios.NewRecorder(out, &probeProgress{w: st.stderr})
+	probe := pf.view()
+	view, ctx := st.startView(pf.rf.NoTUI, tui.Config{Target: pf.target(), Transport: pf.rf.Transport, Seed: pf.rf.Seed, Probe: &probe})
+	var outs []scenarios.Output
+	say := io.Discard // the view owns the terminal: what it shows is not also printed
+	if view == nil {
+		outs, say = []scenarios.Output{&probeProgress{w: st.stderr, probe: probe}}, st.stderr
+	} else {
+		outs = []scenarios.Output{view.ui}
+	}
+	rec, err := scenarios.NewRecorder(out, outs...)
 	if err != nil {
+		if view != nil {
+			view.finish(st)
+		}
 		return st.fail(exitFailure, "probe: %v", err)
 	}
 	started := time.Now()
@@ -171,17 +241,21 @@ func cmdProbe(st *state, args []string) int {
 	var ok bool
 	switch pf.mode {
 	case "pause":
-		sec.Probe, err = pf.runPause(st, pl, rec)
+		sec.Probe, err = pf.runPause(ctx, st, pl, rec, say)
 		ok = err == nil
 	case "bargein":
-		sec.BargeIn, err = pf.runBargeIn(st, pl, rec)
+		sec.BargeIn, err = pf.runBargeIn(ctx, st, pl, rec)
 		ok = err == nil && sec.BargeIn.Verdict.OK
 	case "idle":
-		sec.Idle, err = pf.runIdle(st, pl, rec)
+		sec.Idle, err = pf.runIdle(ctx, st, pl, rec)
 		ok = err == nil && sec.Idle.Verdict.OK
 	}
 	if cerr := rec.Close(); err == nil {
 		err = cerr
+	}
+	stop := viewNotStopped
+	if view != nil {
+		stop = view.finish(st) // after rec.Close: every event is in
 	}
 	if err != nil {
 		return st.fail(exitFailure, "probe: %v", err)
@@ -192,10 +266,10 @@ func cmdProbe(st *state, args []string) int {
 	switch {
 	case err != nil:
 		return st.fail(exitFailure, "probe: %v", err)
-	case st.ctx.Err() != nil:
+	case st.ctx.Err() != nil || stop == viewInterrupted:
 		return exitInterrupted
 	case !ok:
-		return exitFailure
+		return exitFailure // q in the view stops early; the verdict is of what finished
 	}
 	return exitOK
 }
@@ -236,27 +310,13 @@ func (pf *probeFlags) withAgent(st *state, fn func(d callers.Dialer) error) erro
 	return fn(d)
 }
 
-func (pf *probeFlags) runPause(st *state, pl *pool.Pool, rec *scenarios.Recorder) (*report.ProbeSection, error) {
-	pauses, err := scenarios.ParsePauses(pf.pauses)
-	if err != nil {
-		return nil, err
-	}
+// runPause probes each pause against each agent setting, saying which setting is up on say.
+func (pf *probeFlags) runPause(ctx context.Context, st *state, pl *pool.Pool, rec *scenarios.Recorder, say io.Writer) (*report.ProbeSection, error) {
+	pauses, settings := pf.pauseList, pf.settings
 	plan := scenarios.ProbePlan{Pauses: pauses, Conversations: pf.conv, Turns: pf.turns, Parallel: pf.parallel,
 		Seed: pf.rf.Seed, Gap: time.Second, Timeouts: pf.timeouts()}
 	if errs := plan.Validate(); len(errs) > 0 {
 		return nil, errors.Join(errs...)
-	}
-	settings := []*scenarios.AgentSetting{nil}
-	if pf.sweep != "" {
-		base := scenarios.AgentSetting{MinSilence: pf.af.cfg.Pipeline.Turn.MinSilence, GateHold: pf.af.cfg.Pipeline.Turn.GateHold}
-		list, err := scenarios.ParseSweep(pf.sweep, base)
-		if err != nil {
-			return nil, err
-		}
-		settings = settings[:0]
-		for i := range list {
-			settings = append(settings, &list[i])
-		}
 	}
 	model, err := pf.transcriber() // each turn is judged as a ramp's: the reply transcribed too
 	if err != nil {
@@ -268,16 +328,16 @@ func (pf *probeFlags) runPause(st *state, pl *pool.Pool, rec *scenarios.Recorder
 		sec.Pauses = append(sec.Pauses, callers.D(d))
 	}
 	for i, set := range settings {
-		if st.ctx.Err() != nil {
+		if ctx.Err() != nil {
 			break
 		}
 		if set != nil {
 			pf.af.cfg.Pipeline.Turn.MinSilence, pf.af.cfg.Pipeline.Turn.GateHold = set.MinSilence, set.GateHold
-			fmt.Fprintf(st.stderr, "agent setting %s (%d of %d)\n", set.Name(), i+1, len(settings))
+			fmt.Fprintf(say, "agent setting %s (%d of %d)\n", set.Name(), i+1, len(settings))
 		}
 		plan.Step = i
 		err := pf.withAgent(st, func(d callers.Dialer) error {
-			s, _ := scenarios.RunProbe(st.ctx, scenarios.ProbeSpec{Setting: set, Dialer: d, Pool: pl, STT: model, Plan: plan, Sink: rec.Sink()})
+			s, _ := scenarios.RunProbe(ctx, scenarios.ProbeSpec{Setting: set, Dialer: d, Pool: pl, STT: model, Plan: plan, Hooks: rec.Hooks()})
 			sec.Settings = append(sec.Settings, s)
 			return nil
 		})
@@ -288,7 +348,7 @@ func (pf *probeFlags) runPause(st *state, pl *pool.Pool, rec *scenarios.Recorder
 	return sec, nil
 }
 
-func (pf *probeFlags) runBargeIn(st *state, pl *pool.Pool, rec *scenarios.Recorder) (*report.BargeInSection, error) {
+func (pf *probeFlags) runBargeIn(ctx context.Context, st *state, pl *pool.Pool, rec *scenarios.Recorder) (*report.BargeInSection, error) {
 	plan := scenarios.BargeInPlan{Conversations: pf.conv, Parallel: pf.parallel, Offset: pf.offset, Interrupt: pf.interrupt,
 		MaxP95: pf.maxP95, Seed: pf.rf.Seed, Timeouts: pf.timeouts()}
 	if errs := plan.Validate(); len(errs) > 0 {
@@ -302,7 +362,7 @@ func (pf *probeFlags) runBargeIn(st *state, pl *pool.Pool, rec *scenarios.Record
 	var sec report.BargeInSection
 	err = pf.withAgent(st, func(d callers.Dialer) error {
 		var calls []report.BargeInCall
-		for _, tr := range scenarios.RunScripts(st.ctx, d, pl, model, scenarios.BargeInScripts(plan, pl), parallelOr(plan.Parallel, plan.Conversations), rec) {
+		for _, tr := range scenarios.RunScripts(ctx, d, pl, model, scenarios.BargeInScripts(plan, pl), parallelOr(plan.Parallel, plan.Conversations), rec) {
 			calls = append(calls, scenarios.BargeInOf(tr))
 		}
 		sec = scenarios.SummarizeBargeIn(plan, calls)
@@ -311,7 +371,7 @@ func (pf *probeFlags) runBargeIn(st *state, pl *pool.Pool, rec *scenarios.Record
 	return &sec, err
 }
 
-func (pf *probeFlags) runIdle(st *state, pl *pool.Pool, rec *scenarios.Recorder) (*report.IdleSection, error) {
+func (pf *probeFlags) runIdle(ctx context.Context, st *state, pl *pool.Pool, rec *scenarios.Recorder) (*report.IdleSection, error) {
 	plan := scenarios.IdlePlan{Conversations: pf.conv, Parallel: pf.parallel, ExpectPrompt: pf.expectPrompt, ExpectHangup: pf.expectHangup,
 		Tolerance: pf.tolerance, PromptLength: pf.promptLen, Seed: pf.rf.Seed, Timeouts: pf.timeouts()}
 	if errs := plan.Validate(); len(errs) > 0 {
@@ -325,7 +385,7 @@ func (pf *probeFlags) runIdle(st *state, pl *pool.Pool, rec *scenarios.Recorder)
 	var sec report.IdleSection
 	err = pf.withAgent(st, func(d callers.Dialer) error {
 		var calls []report.IdleCall
-		for _, tr := range scenarios.RunScripts(st.ctx, d, pl, model, scenarios.IdleScripts(plan, pl), parallelOr(plan.Parallel, plan.Conversations), rec) {
+		for _, tr := range scenarios.RunScripts(ctx, d, pl, model, scenarios.IdleScripts(plan, pl), parallelOr(plan.Parallel, plan.Conversations), rec) {
 			calls = append(calls, scenarios.IdleOf(tr))
 		}
 		sec = scenarios.SummarizeIdle(plan, calls)
@@ -393,11 +453,51 @@ func (la *localAgent) point(rf *runFlags) {
 
 func (la *localAgent) stop() { la.stopF() }
 
-// probeProgress prints a line per finished turn and call.
-type probeProgress struct{ w io.Writer }
+// probeProgress prints plain lines: each step's start and end (a pause of a setting, or the
+// barge-in or idle calls), and a line per finished turn and call.
+type probeProgress struct {
+	w     io.Writer
+	probe tui.Probe
+}
+
+// stepName is "pause 700ms (2 of 4)", with the setting in a sweep; or the scenario.
+func (p *probeProgress) stepName(s scenarios.StepSchedule) string {
+	if p.probe.Mode != tui.ProbePause || len(p.probe.Pauses) == 0 {
+		return p.probe.What
+	}
+	n := len(p.probe.Pauses)
+	k := s.Index % n
+	name := fmt.Sprintf("pause %s (%d of %d)", p.probe.Pauses[k], k+1, n)
+	if set := s.Index / n; set < len(p.probe.Settings) {
+		name += ", setting " + p.probe.Settings[set]
+	}
+	return name
+}
 
 func (p *probeProgress) Handle(e scenarios.Event) {
 	switch e.Kind {
+	case scenarios.EventStepStart:
+		fmt.Fprintf(p.w, "%s: %d calls\n", p.stepName(e.Step), e.Step.N)
+	case scenarios.EventStepEnd:
+		r := e.Result
+		if r == nil {
+			return
+		}
+		if p.probe.Mode == tui.ProbePause {
+			split, decided := 0, 0
+			for _, t := range r.Turns {
+				if n, _ := scenarios.TurnsHeard(t); n > 0 {
+					decided++
+					if n > 1 {
+						split++
+					}
+				}
+			}
+			fmt.Fprintf(p.w, "%s done: %s\n", p.stepName(e.Step), scenarios.SplitVerdict(split, decided))
+			return
+		}
+		fmt.Fprintf(p.w, "%s done: %d calls, %d of %d turns understood\n", p.stepName(e.Step), len(r.Calls),
+			checks.Understood(r.Turns), len(r.Turns))
 	case scenarios.EventTurn:
 		t := e.Turn
 		if t.Pause == nil {

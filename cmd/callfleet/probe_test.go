@@ -94,6 +94,13 @@ func TestProbeSweep(t *testing.T) {
 			t.Errorf("%s lacks the probe's tables (%v, exit %d)", name, err, rcode)
 		}
 	}
+	// Not a terminal: plain progress lines, a pause of a setting being a step.
+	for _, want := range []string{"pause 200ms (1 of 2), setting 300/200: 1 calls", "pause 900ms (2 of 2), setting 300/200 done: split",
+		"pause 900ms (2 of 2), setting 1300/200 done: one turn"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("progress lacks %q:\n%s", want, stderr)
+		}
+	}
 	flat := regexp.MustCompile(`[ \t]{2,}`).ReplaceAllString(out, " | ")
 	for _, want := range []string{
 		"Min silence / gate hold (ms) | 200 ms pause | 900 ms pause",
