@@ -57,6 +57,7 @@ type probeFlags struct {
 func (pf *probeFlags) register(fs *flag.FlagSet) {
 	rf, d := &pf.rf, scenarios.DefaultProbePlan()
 	fs.StringVar(&pf.mode, "mode", "pause", "pause (end-of-turn pause-probe), bargein or idle")
+	fs.StringVar(&pf.mode, "scenario", "pause", "an alias of --mode")
 	fs.BoolVar(&pf.local, "local", false, "start the bundled agent on loopback (its settings as --agent-* flags) and probe it")
 	fs.IntVar(&pf.conv, "conversations", d.Conversations, "calls per pause (pause) or in all (bargein, idle)")
 	fs.IntVar(&pf.parallel, "parallel", 0, "calls at once (default: --conversations)")

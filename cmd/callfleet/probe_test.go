@@ -18,6 +18,7 @@ func TestProbeAndReplayUsage(t *testing.T) {
 		err  string
 	}{
 		{[]string{"probe", "--mode", "dance", "--local"}, "--mode"},
+		{[]string{"probe", "--scenario", "idle", "--agent-sweep", "800/400"}, "--agent-sweep is for --mode pause"},
 		{[]string{"probe", "--mode", "idle", "--agent-sweep", "800/400"}, "--agent-sweep is for --mode pause"},
 		{[]string{"probe"}, "give --target URL, or --local"},
 		{[]string{"probe", "--target", "ws://127.0.0.1:1/twilio/ws", "--transport", "pigeon"}, "--transport"},
