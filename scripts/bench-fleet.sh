@@ -4,7 +4,8 @@
 # each turn with the caller's own speech, so the agent costs next to nothing and the turn shape
 # stays real). Per step it prints the generator's send lateness and CPU; callers per core is the
 # largest step whose send lateness p99 stays <= 5 ms. Needs 2 cores, and a quiet machine.
-# Usage: scripts/bench-fleet.sh [twilio-steps] [webrtc-steps] [step-duration]
+# BENCH_TUI=1 runs the callers with the live view on, in a tmux pane, to show the view adds no
+# lateness. Usage: scripts/bench-fleet.sh [twilio-steps] [webrtc-steps] [step-duration]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tw_steps=${1:-50,100,150,200}
@@ -31,8 +32,15 @@ per_core() {
 for tr in twilio webrtc; do
 	if [ $tr = twilio ]; then target=ws://127.0.0.1:$port/twilio/ws; steps=$tw_steps; else target=http://127.0.0.1:$port/api/offer; steps=$rtc_steps; fi
 	echo "== $tr callers on one core, steps $steps of $dur"
-	taskset -c 0 bin/callfleet run --no-tui --transport $tr --target "$target" --steps "$steps" --step-duration "$dur" \
-		--ramp 10s --warmup 5s --seed 1 --scrape none --out "$out/$tr" >"$out/$tr.txt" 2>&1 || true
+	run=(taskset -c 0 bin/callfleet run --transport $tr --target "$target" --steps "$steps" --step-duration "$dur"
+		--ramp 10s --warmup 5s --seed 1 --scrape none --out "$out/$tr")
+	if [ "${BENCH_TUI:-}" = 1 ]; then
+		tmux new-session -d -s "bench-fleet-$tr" -x 160 -y 48 "${run[*]} 2>$out/$tr.err; tmux wait-for -S bench-fleet-$tr"
+		tmux wait-for "bench-fleet-$tr"
+	else
+		"${run[@]}" --no-tui >/dev/null 2>"$out/$tr.err" || true
+	fi
+	bin/callfleet report "$out/$tr/report.json" >"$out/$tr.txt" || { cat "$out/$tr.err"; exit 1; }
 	per_core "$out/$tr.txt"
 done
 echo "reports in $out (the echo agent publishes no transcripts: only the caller's check applies over twilio; over webrtc the server check fails by design)"

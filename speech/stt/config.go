@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/callfleet/callfleet/internal/lowprio"
 )
 
 // DebianHMM is where the Debian package pocketsphinx-en-us installs the US English acoustic model.
@@ -76,7 +78,7 @@ func DefaultConfig() Config {
 		HMM:  DebianHMM,
 		LW:   5,
 		WIP:  0.01,
-		Nice: 10,
+		Nice: lowprio.Nice,
 		Args: append([]string(nil), CheapSearch...),
 	}
 }

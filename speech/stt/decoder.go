@@ -52,6 +52,8 @@ import (
 	"fmt"
 	"sync"
 	"unsafe"
+
+	"github.com/callfleet/callfleet/internal/lowprio"
 )
 
 // quietOnce silences sphinxbase's process-wide logger, which otherwise writes to stderr.
@@ -129,7 +131,7 @@ var decodeErrs = map[C.int]string{
 // The C side only reads pcm during the call, so passing Go memory is allowed.
 func (d *decoder) decode(pcm []int16) (digits string, err error) {
 	if d.nice > 0 {
-		if terr := niced(d.nice, func() { digits, err = d.decodeHere(pcm) }); terr != nil {
+		if terr := lowprio.Run(d.nice, func() { digits, err = d.decodeHere(pcm) }); terr != nil {
 			return "", terr
 		}
 		return digits, err

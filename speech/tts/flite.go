@@ -47,6 +47,8 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
+
+	"github.com/callfleet/callfleet/internal/lowprio"
 )
 
 // fliteIndex maps a flite voice name to its cf_register case.
@@ -132,7 +134,12 @@ func (f *fliteVoice) Synthesize(text string) ([]int16, error) {
 		seed = cgSeed
 	}
 	var w *C.cst_wave
-	u := C.cf_synth(ctext, f.v, seed, &w)
+	var u *C.cst_utterance
+	// A synthesis is one 10-40 ms C call: at low priority, so the 20 ms pacers and senders of the
+	// same machine preempt it (package lowprio).
+	if err := lowprio.Run(lowprio.Nice, func() { u = C.cf_synth(ctext, f.v, seed, &w) }); err != nil {
+		return nil, fmt.Errorf("%s: %w", f.name, err)
+	}
 	if u == nil {
 		return nil, fmt.Errorf("%s: synthesise %q: %w", f.name, text, ErrSynthesis)
 	}

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package stt
+package lowprio
 
 // setThreadNice is a no-op where priorities are not per thread: decodes run at normal priority.
 func setThreadNice(int) error { return nil }

@@ -1,4 +1,4 @@
-package stt
+package lowprio
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 // setThreadNice sets the calling OS thread's nice value (Linux priorities are per thread).
 func setThreadNice(nice int) error {
 	if err := syscall.Setpriority(syscall.PRIO_PROCESS, syscall.Gettid(), nice); err != nil {
-		return fmt.Errorf("stt: set decoder thread nice %d: %w", nice, err)
+		return fmt.Errorf("set thread nice %d: %w", nice, err)
 	}
 	return nil
 }
