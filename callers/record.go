@@ -64,8 +64,9 @@ type Turn struct {
 	// Generator health over the turn, from its first frame to the next turn's: send lateness of
 	// each 20 ms frame (actual - scheduled), phrase and silence alike, since a stalled caller
 	// mis-times the reply as well as the phrase.
-	LatenessP99 Ms `json:"lateness_p99"`
-	LatenessMax Ms `json:"lateness_max"`
+	LatenessP99  Ms           `json:"lateness_p99"`
+	LatenessMax  Ms           `json:"lateness_max"`
+	LatenessHist LatenessHist `json:"lateness_hist,omitempty"` // counts per LatenessEdges bucket
 
 	Error  string `json:"error,omitempty"` // what ended the turn early: timeout, hangup, ...
 	Hangup bool   `json:"hangup,omitempty"`

@@ -165,12 +165,53 @@ func TestLatenessStats(t *testing.T) {
 	for i := range l {
 		l[i] = time.Duration(i) * time.Millisecond
 	}
-	p99, mx := latenessStats(l)
+	p99, mx, h := latenessStats(l)
 	if p99 != 197 || mx != 199 {
 		t.Errorf("p99 %v max %v, want 197 and 199", p99, mx)
 	}
-	if p99, mx := latenessStats(nil); p99 != 0 || mx != 0 {
-		t.Errorf("empty: %v %v", p99, mx)
+	// 0 ms in the 0.5 ms bucket, 1 in the 1 ms one, 2 in 2, 3 in 3, ... 100 in the 100 ms bucket,
+	// 99 sends (101..199) past it.
+	if h.Count() != 200 || h[0] != 1 || h[1] != 1 || h[len(h)-1] != 99 {
+		t.Errorf("histogram %v", h)
+	}
+	if p99, mx, h := latenessStats(nil); p99 != 0 || mx != 0 || h != nil {
+		t.Errorf("empty: %v %v %v", p99, mx, h)
+	}
+}
+
+func TestLatenessHistQuantile(t *testing.T) {
+	var h LatenessHist
+	if _, ok := h.Quantile(0.99, 9); ok {
+		t.Error("empty histogram gave a quantile")
+	}
+	one := func(ms ...float64) LatenessHist {
+		l := make([]time.Duration, len(ms))
+		for i, v := range ms {
+			l[i] = time.Duration(v * float64(time.Millisecond))
+		}
+		_, _, h := latenessStats(l)
+		return h
+	}
+	// 98 sends on time and 2 at 4.2 ms: the p99 is in the (4, 5] bucket, the p50 in the first.
+	quick := make([]float64, 98)
+	h = h.Add(one(quick...)).Add(one(4.2, 4.2))
+	tests := []struct {
+		q    float64
+		max  Ms
+		want Ms
+	}{
+		{0.5, 4.2, 0.5},
+		{0.99, 4.2, 4.2}, // the bucket's edge is 5 ms, but no send was later than the max
+		{0.99, 40, 5},
+		{0.98, 40, 0.5},
+	}
+	for _, tt := range tests {
+		if got, ok := h.Quantile(tt.q, tt.max); !ok || got != tt.want {
+			t.Errorf("Quantile(%v, max %v) = %v, want %v", tt.q, tt.max, got, tt.want)
+		}
+	}
+	if got, _ := one(150, 200).Quantile(0.99, 200); got != 200 {
+		t.Errorf("past the last edge: %v, want the max", got)
 	}
 }
 

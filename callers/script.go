@@ -105,17 +105,18 @@ type Trace struct {
 
 // Said is one cue as spoken.
 type Said struct {
-	Cue         int       `json:"cue"`
-	Digits      string    `json:"digits"`
-	Voice       string    `json:"voice,omitempty"`
-	Split       *Ms       `json:"split,omitempty"`
-	Wall        time.Time `json:"wall"`
-	SpeechStart Ms        `json:"speech_start"`
-	SpeechEnd   Ms        `json:"speech_end"`
-	LateEnd     Ms        `json:"late_end"`        // the first words are out: finals after this are not late for the cue before
-	Reply       int       `json:"reply,omitempty"` // Seq of the reply to it: the first to start after its speech end
-	LatenessP99 Ms        `json:"lateness_p99"`
-	LatenessMax Ms        `json:"lateness_max"`
+	Cue          int          `json:"cue"`
+	Digits       string       `json:"digits"`
+	Voice        string       `json:"voice,omitempty"`
+	Split        *Ms          `json:"split,omitempty"`
+	Wall         time.Time    `json:"wall"`
+	SpeechStart  Ms           `json:"speech_start"`
+	SpeechEnd    Ms           `json:"speech_end"`
+	LateEnd      Ms           `json:"late_end"`        // the first words are out: finals after this are not late for the cue before
+	Reply        int          `json:"reply,omitempty"` // Seq of the reply to it: the first to start after its speech end
+	LatenessP99  Ms           `json:"lateness_p99"`
+	LatenessMax  Ms           `json:"lateness_max"`
+	LatenessHist LatenessHist `json:"lateness_hist,omitempty"`
 }
 
 // HeardReply is one agent reply as the far end played it, and what the caller heard in it.

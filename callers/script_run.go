@@ -262,7 +262,8 @@ func (c *scriptCall) begin(now time.Time) {
 // closeLateness files the send lateness gathered since the last cue began with that cue.
 func (c *scriptCall) closeLateness() {
 	if n := len(c.trace.Said); n > 0 {
-		c.trace.Said[n-1].LatenessP99, c.trace.Said[n-1].LatenessMax = latenessStats(c.lateness)
+		s := &c.trace.Said[n-1]
+		s.LatenessP99, s.LatenessMax, s.LatenessHist = latenessStats(c.lateness)
 	}
 	c.lateness = c.lateness[:0]
 }

@@ -43,7 +43,7 @@ func (t Trace) turn(i int, s Said) Turn {
 		Phrase: s.Digits, Voice: s.Voice, Pause: s.Split, Wall: s.Wall,
 		Marks:             Marks{SpeechStart: &start, SpeechEnd: &end},
 		TranscriptChannel: t.TranscriptChannel,
-		LatenessP99:       s.LatenessP99, LatenessMax: s.LatenessMax,
+		LatenessP99:       s.LatenessP99, LatenessMax: s.LatenessMax, LatenessHist: s.LatenessHist,
 	}
 	var until Ms = -1 // replies count up to the next phrase's speech start
 	if i+1 < len(t.Said) {

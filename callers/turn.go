@@ -2,7 +2,6 @@ package callers
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/callfleet/callfleet/speech/pool"
@@ -157,20 +156,9 @@ func (c *call) record(t *turn) Turn {
 		p := D(c.plan.Split)
 		rec.Pause = &p
 	}
-	rec.LatenessP99, rec.LatenessMax = latenessStats(t.lateness)
+	rec.LatenessP99, rec.LatenessMax, rec.LatenessHist = latenessStats(t.lateness)
 	if rec.Error == "" && t.heardErr != nil {
 		rec.Error = ReasonTranscribe
 	}
 	return rec
-}
-
-// latenessStats returns the p99 (nearest rank) and the max of a turn's send lateness.
-func latenessStats(l []time.Duration) (p99, maxL Ms) {
-	if len(l) == 0 {
-		return 0, 0
-	}
-	s := slices.Clone(l)
-	slices.Sort(s)
-	rank := (99*len(s) + 99) / 100 // ceil(0.99 n)
-	return D(s[rank-1]), D(s[len(s)-1])
 }

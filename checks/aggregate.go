@@ -30,14 +30,15 @@ func (p Playout) PerMin() (float64, bool) {
 	return float64(p.Underruns) / (float64(p.AgentAudio) / 60000), true
 }
 
-// Generator is the load generator's health over a step. Lateness figures are over turns' own
-// send-lateness p99 (the p99 of p99s, not the max, so one hiccup does not condemn a step), and
-// the max of their maxima.
+// Generator is the load generator's health over a step. Lateness p50/p99 are over every 20 ms
+// send of the step, read from the turns' histograms as the upper edge of their bucket (records
+// without histograms fall back to the p50/p99 of turns' own p99s); max is the worst send.
 type Generator struct {
 	LatenessP50 callers.Ms `json:"lateness_p50"`
 	LatenessP99 callers.Ms `json:"lateness_p99"`
 	LatenessMax callers.Ms `json:"lateness_max"`
-	CPU         float64    `json:"cpu"` // fraction of the generator's cores in use, from the controller
+	Sends       int64      `json:"sends,omitempty"` // sends the p50/p99 are over (0: over turns' p99s)
+	CPU         float64    `json:"cpu"`             // fraction of the generator's cores in use, from the controller
 	Bound       bool       `json:"generator_bound"`
 	Why         []string   `json:"why,omitempty"`
 }
@@ -52,6 +53,17 @@ func GeneratorOf(turns []callers.Turn, cpu float64, th Thresholds) Generator {
 	}
 	s := Summarize(p99s)
 	g := Generator{LatenessP50: s.P50, LatenessP99: s.P99, LatenessMax: worst, CPU: cpu}
+	// Over every send of the step when the turns carry histograms (older records do not): the
+	// p99 of per-turn p99s overstates it.
+	var h callers.LatenessHist
+	for _, t := range turns {
+		h = h.Add(t.LatenessHist)
+	}
+	if p50, ok := h.Quantile(0.5, worst); ok {
+		g.LatenessP50 = p50
+		g.LatenessP99, _ = h.Quantile(0.99, worst)
+		g.Sends = h.Count()
+	}
 	if limit := callers.D(th.MaxLatenessP99); s.P99 > limit {
 		g.Why = append(g.Why, "send lateness p99 "+FormatMs(s.P99)+" > "+FormatMs(limit))
 	}

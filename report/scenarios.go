@@ -175,6 +175,34 @@ func TextScenarios(w io.Writer, r *ScenarioReport) error {
 	return nil
 }
 
+// MarkdownScenarios writes a scenario run as Markdown (a PR comment): the run, then each
+// section's note and table, as the HTML report shows them.
+func MarkdownScenarios(w io.Writer, r *ScenarioReport) error {
+	ew := &errWriter{w: w}
+	ew.line("# callfleet report")
+	ew.line("")
+	c, m := r.Config, r.Machine
+	ew.line("- target %s over %s, seed %d", orDash(c.Target), orDash(c.Transport), c.Seed)
+	ew.line("- machine %s, %s/%s, %d cores, %s%s", orDash(m.Hostname), m.OS, m.Arch, m.Cores, m.GoVersion, prefixed(", ", m.CPUModel))
+	if !r.Started.IsZero() {
+		ew.line("- from %s to %s", stamp(r.Started), stamp(r.Ended))
+	}
+	for _, sec := range r.Sections() {
+		ew.line("")
+		ew.line("## %s", sec.Title)
+		ew.line("")
+		if sec.Note != "" {
+			ew.line("%s", sec.Note)
+			ew.line("")
+		}
+		mdTable(ew, table{head: sec.Head, rows: sec.Rows})
+	}
+	if ew.err != nil {
+		return fmt.Errorf("report: markdown: %w", ew.err)
+	}
+	return nil
+}
+
 func textProbe(ew *errWriter, p *ProbeSection) {
 	ew.line("")
 	ew.line("pause-probe: each phrase in two halves with an exact pause; %d conversations per pause, %d turn(s) each; one turn or two decided by %s",

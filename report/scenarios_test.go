@@ -110,6 +110,15 @@ func TestScenarioReportRoundTrip(t *testing.T) {
 			t.Errorf("text lacks %q:\n%s", want, out.String())
 		}
 	}
+	out.Reset()
+	if err := MarkdownScenarios(&out, back); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## Pause probe", "| 1300/1000 | one turn | one turn | split |", "## Barge-in", "| 41 ms", "## Idle", "did not hang up"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, out.String())
+		}
+	}
 	old := filepath.Join(dir, "old.json")
 	os.WriteFile(old, []byte(`{"schema":"callfleet.report/v1","config":{"seed":9}}`), 0o644)
 	if o, err := LoadScenarios(old); err != nil || o.Config.Seed != 9 || o.Probe != nil {

@@ -63,7 +63,7 @@ func crossTable(r *Report) table {
 // generatorTable is the load generator's own health per step: how late its 20 ms sends were (each
 // turn's p99, summarised over the step's turns) and how busy its cores were.
 func generatorTable(r *Report) table {
-	t := table{head: []string{"N", "send lateness p50/p99 of turns' p99", "worst", "generator CPU", "health"}}
+	t := table{head: []string{"N", "send lateness p50/p99", "worst", "generator CPU", "health"}}
 	for _, s := range r.Steps {
 		g := s.Generator
 		health := "ok"
@@ -71,10 +71,19 @@ func generatorTable(r *Report) table {
 			health = "generator_bound"
 		}
 		t.rows = append(t.rows, []string{strconv.Itoa(s.N),
-			checks.FormatMs(g.LatenessP50) + "/" + checks.FormatMs(g.LatenessP99),
-			checks.FormatMs(g.LatenessMax), checks.FormatPct(g.CPU) + " of its cores", health})
+			lateMs(g.LatenessP50) + "/" + lateMs(g.LatenessP99),
+			lateMs(g.LatenessMax), checks.FormatPct(g.CPU) + " of its cores", health})
 	}
 	return t
+}
+
+// lateMs keeps a tenth of a millisecond under 10 ms: send lateness lives there, and its histogram
+// edges (callers.LatenessEdges) are half milliseconds.
+func lateMs(v callers.Ms) string {
+	if v < 10 {
+		return strconv.FormatFloat(float64(v), 'f', 1, 64) + " ms"
+	}
+	return checks.FormatMs(v)
 }
 
 // crossLegend says where each failing cell points.

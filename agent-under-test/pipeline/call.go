@@ -136,8 +136,9 @@ func (c *Call) Push(frame []int16) {
 		if !c.cfg.Echo {
 			c.openStream()
 		}
-		// The speech stopped at its last voiced frame, MinSilence ago; keep 100 ms of its fade.
-		silent := max(0, int(ev.At-ev.LastSpeech)-5)
+		// The speech stopped at its last voiced frame, MinSilence ago; keep 300 ms after it: a final
+		// fricative ("six") is quieter than the VAD's voicing, and cut off it was heard as "two eight".
+		silent := max(0, int(ev.At-ev.LastSpeech)-15)
 		c.voicedLen = max(0, len(c.turnBuf)-silent*FrameSamples)
 		return
 	case turn.TurnEnd:

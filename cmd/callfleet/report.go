@@ -38,6 +38,9 @@ func cmdReport(st *state, args []string) int {
 		}
 	case "markdown", "md":
 		render = func(w io.Writer) error { return report.Markdown(w, r) }
+		if sr, err := report.LoadScenarios(path); err == nil && (sr.Probe != nil || sr.BargeIn != nil || sr.Idle != nil) {
+			render = func(w io.Writer) error { return report.MarkdownScenarios(w, sr) }
+		}
 	case "json":
 		render = func(w io.Writer) error {
 			enc := json.NewEncoder(w)

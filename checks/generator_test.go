@@ -1,0 +1,45 @@
+package checks
+
+import (
+	"testing"
+
+	"github.com/callfleet/callfleet/callers"
+)
+
+// The step's send lateness comes from every send when turns carry histograms, and from the
+// turns' own p99s otherwise; either way over the limit is generator_bound.
+func TestGeneratorOf(t *testing.T) {
+	hist := func(counts map[int]int64) callers.LatenessHist {
+		h := make(callers.LatenessHist, len(callers.LatenessEdges)+1)
+		for b, n := range counts {
+			h[b] = n
+		}
+		return h
+	}
+	// Bucket 6 is (4, 5] ms, 9 is (8, 10], 10 is (10, 15].
+	tests := []struct {
+		name      string
+		turns     []callers.Turn
+		wantP99   callers.Ms
+		wantBound bool
+	}{
+		{"histograms, 1 % late", []callers.Turn{
+			{LatenessP99: 4.5, LatenessMax: 4.8, LatenessHist: hist(map[int]int64{0: 99, 6: 1})},
+			{LatenessP99: 0.4, LatenessMax: 0.5, LatenessHist: hist(map[int]int64{0: 100})},
+		}, 0.5, false}, // 1 late send in 200 is inside the 99 %
+		{"histograms, 2 % late past 10 ms", []callers.Turn{
+			{LatenessP99: 12, LatenessMax: 14, LatenessHist: hist(map[int]int64{0: 96, 10: 4})},
+		}, 14, true}, // the (10, 15] bucket's edge, capped at the worst send
+		{"no histograms: turns' p99s", []callers.Turn{
+			{LatenessP99: 3, LatenessMax: 4}, {LatenessP99: 11, LatenessMax: 12},
+		}, 10.92, true}, // interpolated between the two turns
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := GeneratorOf(tt.turns, 0.3, DefaultThresholds())
+			if g.LatenessP99 != tt.wantP99 || g.Bound != tt.wantBound {
+				t.Errorf("p99 %v bound %v (%v), want %v and %v", g.LatenessP99, g.Bound, g.Why, tt.wantP99, tt.wantBound)
+			}
+		})
+	}
+}
