@@ -64,8 +64,8 @@ func GeneratorOf(turns []callers.Turn, cpu float64, th Thresholds) Generator {
 		g.LatenessP99, _ = h.Quantile(0.99, worst)
 		g.Sends = h.Count()
 	}
-	if limit := callers.D(th.MaxLatenessP99); s.P99 > limit {
-		g.Why = append(g.Why, "send lateness p99 "+FormatMs(s.P99)+" > "+FormatMs(limit))
+	if limit := callers.D(th.MaxLatenessP99); g.LatenessP99 > limit {
+		g.Why = append(g.Why, "send lateness p99 "+FormatMs(g.LatenessP99)+" > "+FormatMs(limit))
 	}
 	if cpu >= th.MaxGeneratorCPU {
 		g.Why = append(g.Why, "generator CPU "+FormatPct(cpu)+" >= "+FormatPct(th.MaxGeneratorCPU))

@@ -30,6 +30,10 @@ func TestGeneratorOf(t *testing.T) {
 		{"histograms, 2 % late past 10 ms", []callers.Turn{
 			{LatenessP99: 12, LatenessMax: 14, LatenessHist: hist(map[int]int64{0: 96, 10: 4})},
 		}, 14, true}, // the (10, 15] bucket's edge, capped at the worst send
+		{"histograms judge, not turns' p99s", []callers.Turn{ // each turn's p99 is its 1 late send
+			{LatenessP99: 12, LatenessMax: 12, LatenessHist: hist(map[int]int64{0: 99, 10: 1})},
+			{LatenessP99: 12, LatenessMax: 12, LatenessHist: hist(map[int]int64{0: 99, 10: 1})},
+		}, 0.5, false},
 		{"no histograms: turns' p99s", []callers.Turn{
 			{LatenessP99: 3, LatenessMax: 4}, {LatenessP99: 11, LatenessMax: 12},
 		}, 10.92, true}, // interpolated between the two turns
