@@ -136,9 +136,10 @@ func (c *Call) Push(frame []int16) {
 		if !c.cfg.Echo {
 			c.openStream()
 		}
-		// The speech stopped at its last voiced frame, MinSilence ago; keep 300 ms after it: a final
-		// fricative ("six") is quieter than the VAD's voicing, and cut off it was heard as "two eight".
-		silent := max(0, int(ev.At-ev.LastSpeech)-15)
+		// The speech stopped at its last voiced frame, MinSilence ago; keep 700 ms after it: a word's
+		// fading end is quieter than the VAD's voicing, and cut at 100 ms a final "six" was heard as
+		// "two eight", at 300 ms "nine eight" as "nine".
+		silent := max(0, int(ev.At-ev.LastSpeech)-35)
 		c.voicedLen = max(0, len(c.turnBuf)-silent*FrameSamples)
 		return
 	case turn.TurnEnd:
