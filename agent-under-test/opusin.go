@@ -21,7 +21,6 @@ type opusIn struct {
 	started bool
 	pending []int16
 	quiet   audio.SilenceSkip // the caller's repeated silent packet is not decoded each time
-	zeros   []int16
 }
 
 func (in *opusIn) packet(seq uint16, payload []byte) error {
@@ -42,11 +41,8 @@ func (in *opusIn) packet(seq uint16, payload []byte) error {
 	if len(payload) == 0 {
 		return nil // padding only
 	}
-	if n := in.quiet.Skip(payload); n > 0 {
-		if len(in.zeros) < n {
-			in.zeros = make([]int16, n)
-		}
-		in.add(in.zeros[:n])
+	if zeros := in.quiet.Skip(payload); zeros != nil {
+		in.add(zeros)
 		return nil
 	}
 	pcm, err := in.dec.Decode(payload)

@@ -7,9 +7,9 @@ import "bytes"
 // 20 ms, which decodes to the decoder's ±1 LSB noise floor once its state has settled, and those
 // decodes were most of a quiet call's receive cost. Use Skip before decoding and Decoded after.
 type SilenceSkip struct {
-	pkt     []byte // the last packet that decoded to the noise floor
-	n       int    // how many times in a row it did
-	samples int    // how many samples it decoded to
+	pkt   []byte  // the last packet that decoded to the noise floor
+	n     int     // how many times in a row it did
+	zeros []int16 // as many zeros as it decoded to samples
 }
 
 const (
@@ -19,13 +19,13 @@ const (
 	floor = 4
 )
 
-// Skip reports whether payload is the settled silent packet, and if so how many samples of
-// zeros to deliver instead of decoding it (0: decode it).
-func (s *SilenceSkip) Skip(payload []byte) int {
+// Skip returns the frame of zeros to deliver instead of decoding payload when it is the settled
+// silent packet, or nil: decode it. The frame is the SilenceSkip's own; do not change it.
+func (s *SilenceSkip) Skip(payload []byte) []int16 {
 	if s.n >= settled && bytes.Equal(payload, s.pkt) {
-		return s.samples
+		return s.zeros
 	}
-	return 0
+	return nil
 }
 
 // Decoded records what a decoded packet gave.
@@ -36,10 +36,13 @@ func (s *SilenceSkip) Decoded(payload []byte, pcm []int16) {
 			return
 		}
 	}
-	if s.n > 0 && bytes.Equal(payload, s.pkt) && len(pcm) == s.samples {
+	if s.n > 0 && bytes.Equal(payload, s.pkt) && len(pcm) == len(s.zeros) {
 		s.n++
 		return
 	}
 	s.pkt = append(s.pkt[:0], payload...)
-	s.n, s.samples = 1, len(pcm)
+	if cap(s.zeros) < len(pcm) {
+		s.zeros = make([]int16, len(pcm))
+	}
+	s.zeros, s.n = s.zeros[:len(pcm)], 1
 }

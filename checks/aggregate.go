@@ -45,24 +45,23 @@ type Generator struct {
 
 // GeneratorOf judges the generator of a step from its turns and its CPU fraction.
 func GeneratorOf(turns []callers.Turn, cpu float64, th Thresholds) Generator {
-	p99s := make([]float64, 0, len(turns))
-	var worst callers.Ms
-	for _, t := range turns {
-		p99s = append(p99s, float64(t.LatenessP99))
-		worst = max(worst, t.LatenessMax)
-	}
-	s := Summarize(p99s)
-	g := Generator{LatenessP50: s.P50, LatenessP99: s.P99, LatenessMax: worst, CPU: cpu}
-	// Over every send of the step when the turns carry histograms (older records do not): the
-	// p99 of per-turn p99s overstates it.
+	g := Generator{CPU: cpu}
 	var h callers.LatenessHist
 	for _, t := range turns {
+		g.LatenessMax = max(g.LatenessMax, t.LatenessMax)
 		h = h.Add(t.LatenessHist)
 	}
-	if p50, ok := h.Quantile(0.5, worst); ok {
+	if p50, ok := h.Quantile(0.5, g.LatenessMax); ok {
 		g.LatenessP50 = p50
-		g.LatenessP99, _ = h.Quantile(0.99, worst)
+		g.LatenessP99, _ = h.Quantile(0.99, g.LatenessMax)
 		g.Sends = h.Count()
+	} else { // records without histograms: over the turns' own p99s, which overstates the p99
+		p99s := make([]float64, 0, len(turns))
+		for _, t := range turns {
+			p99s = append(p99s, float64(t.LatenessP99))
+		}
+		s := Summarize(p99s)
+		g.LatenessP50, g.LatenessP99 = s.P50, s.P99
 	}
 	if limit := callers.D(th.MaxLatenessP99); g.LatenessP99 > limit {
 		g.Why = append(g.Why, "send lateness p99 "+FormatMs(g.LatenessP99)+" > "+FormatMs(limit))

@@ -154,11 +154,8 @@ func LoadScenarios(path string) (*ScenarioReport, error) {
 func TextScenarios(w io.Writer, r *ScenarioReport) error {
 	ew := &errWriter{w: w}
 	ew.line("callfleet report (%s)", r.Schema)
-	c, m := r.Config, r.Machine
-	ew.line("target %s over %s, seed %d", orDash(c.Target), orDash(c.Transport), c.Seed)
-	ew.line("machine %s, %s/%s, %d cores, %s%s", orDash(m.Hostname), m.OS, m.Arch, m.Cores, m.GoVersion, prefixed(", ", m.CPUModel))
-	if !r.Started.IsZero() {
-		ew.line("from %s to %s", stamp(r.Started), stamp(r.Ended))
+	for _, l := range scenarioHeader(r.Report) {
+		ew.line("%s", l)
 	}
 	if p := r.Probe; p != nil {
 		textProbe(ew, p)
@@ -181,11 +178,8 @@ func MarkdownScenarios(w io.Writer, r *ScenarioReport) error {
 	ew := &errWriter{w: w}
 	ew.line("# callfleet report")
 	ew.line("")
-	c, m := r.Config, r.Machine
-	ew.line("- target %s over %s, seed %d", orDash(c.Target), orDash(c.Transport), c.Seed)
-	ew.line("- machine %s, %s/%s, %d cores, %s%s", orDash(m.Hostname), m.OS, m.Arch, m.Cores, m.GoVersion, prefixed(", ", m.CPUModel))
-	if !r.Started.IsZero() {
-		ew.line("- from %s to %s", stamp(r.Started), stamp(r.Ended))
+	for _, l := range scenarioHeader(r.Report) {
+		ew.line("- %s", l)
 	}
 	for _, sec := range r.Sections() {
 		ew.line("")

@@ -76,7 +76,6 @@ func (c *Conn) readAudio(track *pwebrtc.TrackRemote) {
 		started bool
 		slab    []int16
 		quiet   audio.SilenceSkip // the agent's repeated silent packet is not decoded each time
-		zeros   []int16
 	)
 	deliver := func(pcm []int16, at time.Time) {
 		if len(slab) < len(pcm) {
@@ -119,11 +118,8 @@ func (c *Conn) readAudio(track *pwebrtc.TrackRemote) {
 			}
 		}
 		started, last = true, pkt.SequenceNumber
-		if n := quiet.Skip(pkt.Payload); n > 0 {
-			if len(zeros) < n {
-				zeros = make([]int16, n)
-			}
-			deliver(zeros[:n], at)
+		if zeros := quiet.Skip(pkt.Payload); zeros != nil {
+			deliver(zeros, at) // deliver copies
 			continue
 		}
 		pcm, err := dec.Decode(pkt.Payload)

@@ -360,15 +360,8 @@ func (pf *probeFlags) runBargeIn(ctx context.Context, st *state, pl *pool.Pool, 
 		return nil, err
 	}
 	defer model.Close()
-	var sec report.BargeInSection
-	err = pf.withAgent(st, func(d callers.Dialer) error {
-		var calls []report.BargeInCall
-		for _, tr := range scenarios.RunScripts(ctx, d, pl, model, scenarios.BargeInScripts(plan, pl), parallelOr(plan.Parallel, plan.Conversations), rec) {
-			calls = append(calls, scenarios.BargeInOf(tr))
-		}
-		sec = scenarios.SummarizeBargeIn(plan, calls)
-		return nil
-	})
+	calls, err := scriptedCalls(ctx, pf, st, pl, model, rec, scenarios.BargeInScripts(plan, pl), parallelOr(plan.Parallel, plan.Conversations), scenarios.BargeInOf)
+	sec := scenarios.SummarizeBargeIn(plan, calls)
 	return &sec, err
 }
 
@@ -383,16 +376,23 @@ func (pf *probeFlags) runIdle(ctx context.Context, st *state, pl *pool.Pool, rec
 		return nil, err
 	}
 	defer model.Close()
-	var sec report.IdleSection
-	err = pf.withAgent(st, func(d callers.Dialer) error {
-		var calls []report.IdleCall
-		for _, tr := range scenarios.RunScripts(ctx, d, pl, model, scenarios.IdleScripts(plan, pl), parallelOr(plan.Parallel, plan.Conversations), rec) {
-			calls = append(calls, scenarios.IdleOf(tr))
+	calls, err := scriptedCalls(ctx, pf, st, pl, model, rec, scenarios.IdleScripts(plan, pl), parallelOr(plan.Parallel, plan.Conversations), scenarios.IdleOf)
+	sec := scenarios.SummarizeIdle(plan, calls)
+	return &sec, err
+}
+
+// scriptedCalls places the scripted calls of a barge-in or idle run against the target (or the
+// bundled agent) and reads each call's trace with of.
+func scriptedCalls[T any](ctx context.Context, pf *probeFlags, st *state, pl *pool.Pool, model *stt.Model, rec *scenarios.Recorder,
+	scripts []callers.Script, parallel int, of func(callers.Trace) T) ([]T, error) {
+	var calls []T
+	err := pf.withAgent(st, func(d callers.Dialer) error {
+		for _, tr := range scenarios.RunScripts(ctx, d, pl, model, scripts, parallel, rec) {
+			calls = append(calls, of(tr))
 		}
-		sec = scenarios.SummarizeIdle(plan, calls)
 		return nil
 	})
-	return &sec, err
+	return calls, err
 }
 
 func parallelOr(p, n int) int {
