@@ -5,5 +5,5 @@ package speech
 // transport path (clean 16 kHz, 8 kHz mu-law round trip, Opus round trip).
 const (
 	DefaultCallerVoice = "flite:rms"
-	DefaultAgentVoice  = "flite:rms"
+	DefaultAgentVoice  = "flite:rms/10"
 )

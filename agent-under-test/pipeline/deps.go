@@ -7,6 +7,7 @@ import (
 
 	"github.com/callfleet/callfleet/agent-under-test/llm"
 	"github.com/callfleet/callfleet/agent-under-test/turn"
+	"github.com/callfleet/callfleet/internal/frameclock"
 	"github.com/callfleet/callfleet/speech/stt"
 	"github.com/callfleet/callfleet/speech/tts"
 	"github.com/callfleet/callfleet/wire/rtvi"
@@ -84,7 +85,13 @@ type Deps struct {
 	// IdleAudio is the idle prompt rendered once at 16 kHz (its text never changes), so the
 	// prompt starts on time instead of after a synthesis; nil synthesises it per call.
 	IdleAudio []int16
+	// Clock paces every call's sender; nil means the process-wide FrameTime clock.
+	Clock *frameclock.Clock
 }
+
+// sharedClock paces the calls of a process that set no Deps.Clock: one wake-up per frame for all
+// calls instead of one per call (package frameclock).
+var sharedClock = frameclock.New(FrameTime)
 
 // ErrIdle is the reason a call ends when the idle guard hangs up.
 var ErrIdle = errors.New("caller silent past the idle guard")

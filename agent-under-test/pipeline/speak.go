@@ -137,36 +137,33 @@ func (c *Call) say(ctx context.Context, r reply) {
 
 var errInterrupted = fmt.Errorf("reply interrupted")
 
-// pace sends a frame every 20 ms on a drift-free clock (deadlines from the start, never from the
-// last wake-up), so a gap the caller hears is a gap the agent really made.
+// pace sends a frame every 20 ms on the process's shared drift-free clock (deadlines from its
+// start, never from the last wake-up), so a gap the caller hears is a gap the agent really made.
 func (c *Call) pace(ctx context.Context, cancel context.CancelCauseFunc) {
-	start := time.Now()
-	timer := time.NewTimer(FrameTime)
-	defer timer.Stop()
+	clock := c.deps.Clock
+	if clock == nil {
+		clock = sharedClock
+	}
+	sub := clock.Subscribe()
+	defer sub.Close()
 	frame := make([]int16, FrameSamples)
-	idle := idleState{agentEnd: start}
-	for n := 1; ; n++ {
-		select {
-		case <-ctx.Done():
+	idle := idleState{agentEnd: time.Now()}
+	for {
+		due, _, err := sub.Next(ctx)
+		if err != nil {
 			return
-		case <-timer.C:
 		}
 		now := time.Now()
 		// Catch up after a stall rather than drift; bound it so a long stall is not a burst.
-		due := int(now.Sub(start)/FrameTime) + 1
-		if due-n > 10 {
-			n = due - 10
-		}
+		due = min(due, 10)
 		if c.idleGuard(now, &idle, cancel) {
 			return
 		}
-		for ; n <= due; n++ {
+		for range due {
 			if c.tick(frame, now) {
 				idle.agentEnd = now
 			}
 		}
-		n--
-		timer.Reset(time.Until(start.Add(time.Duration(n+1) * FrameTime)))
 	}
 }
 

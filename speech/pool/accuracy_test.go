@@ -62,7 +62,11 @@ type row struct {
 }
 
 func TestAccuracy(t *testing.T) {
-	model, err := stt.Load(stt.DefaultConfig())
+	cfg := stt.DefaultConfig()
+	if a := os.Getenv("ACCURACY_STT_ARGS"); a != "" { // e.g. "-ds 2": extra decoder flags under trial
+		cfg.Args = append(cfg.Args, strings.Fields(a)...)
+	}
+	model, err := stt.Load(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +74,7 @@ func TestAccuracy(t *testing.T) {
 	defaults := map[string]bool{}
 	defaults[speech.DefaultCallerVoice] = true
 	defaults[speech.DefaultAgentVoice] = true
-	voices := []string{"flite:rms", "flite:kal16", "flite:awb", "flite:slt", "flite:kal", "espeak:en-us", "espeak:en+f3"}
+	voices := []string{"flite:rms", "flite:rms/10", "flite:kal16", "flite:awb", "flite:slt", "flite:kal", "espeak:en-us", "espeak:en+f3"}
 	if v := os.Getenv("ACCURACY_VOICES"); v != "" { // e.g. "flite:rms" while tuning the decoder
 		voices = strings.Split(v, ",")
 	}

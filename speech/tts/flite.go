@@ -32,9 +32,18 @@ static int cf_sample_rate(cst_voice *v) {
 // cf_synth is flite_text_to_wave without its copy_wave (which crashes when an utterance has no
 // wave): the caller copies *w and then deletes the returned utterance. A seed >= 0 reseeds libc
 // rand(), the noise source of clustergen's excitation (src/cg/cst_mlsa.c plus_or_minus_one).
-static cst_utterance *cf_synth(const char *text, cst_voice *v, int seed, cst_wave **w) {
+// A speed > 0 sets clustergen's mlsa_speed_param on this utterance only (src/cg/cst_cg.c): the
+// vocoder then drops that many of the highest mel-cepstral coefficients.
+static cst_utterance *cf_synth(const char *text, cst_voice *v, int seed, int speed, cst_wave **w) {
 	if (seed >= 0) srand((unsigned)seed);
-	cst_utterance *u = flite_synth_text(text, v);
+	cst_utterance *u = new_utterance();
+	utt_set_input_text(u, text);
+	utt_init(u, v);
+	if (speed > 0) feat_set_int(u->features, "mlsa_speed_param", speed);
+	if (utt_synth(u) == NULL) {
+		delete_utterance(u);
+		u = NULL;
+	}
 	*w = u ? utt_wave(u) : NULL;
 	return u;
 }
@@ -44,6 +53,7 @@ import "C"
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"unsafe"
@@ -57,6 +67,10 @@ var fliteIndex = map[string]C.int{"kal": 0, "kal16": 1, "awb": 2, "rms": 3, "slt
 // fliteClustergen marks the statistical-parametric voices, whose vocoder draws noise from libc
 // rand(); kal and kal16 are diphone voices and never call it.
 var fliteClustergen = map[string]bool{"awb": true, "rms": true, "slt": true}
+
+// maxMLSASpeed bounds the speed-up: rms and slt have 25 static coefficients, and flite keeps at
+// least a few whatever the value.
+const maxMLSASpeed = 20
 
 // cgSeed is the rand() seed every clustergen utterance starts from, so equal text gives equal audio.
 const cgSeed = 1
@@ -81,15 +95,29 @@ type fliteVoice struct {
 	name string
 	rate int
 	cg   bool
-	v    *C.cst_voice
+	// speed is clustergen's mlsa_speed_param, 0 for the full vocoder.
+	speed int
+	v     *C.cst_voice
 }
 
-// Flite returns the flite voice "kal" (8 kHz), "kal16", "awb", "rms" or "slt" (16 kHz). The voice is
+// Flite returns the flite voice "kal" (8 kHz), "kal16", "awb", "rms" or "slt" (16 kHz). A
+// clustergen voice takes a vocoder speed-up as "NAME/K" ("rms/10"): its filter drops the K highest
+// mel-cepstral coefficients, cheaper per second of audio at some cost in crispness. The voice is
 // registered once per process and is safe for concurrent use.
 func Flite(name string) (Voice, error) {
-	idx, ok := fliteIndex[name]
+	base, speedText, hasSpeed := strings.Cut(name, "/")
+	idx, ok := fliteIndex[base]
 	if !ok {
 		return nil, fmt.Errorf("flite voice %q: %w", name, ErrUnknownVoice)
+	}
+	speed := 0
+	if hasSpeed {
+		n, err := strconv.Atoi(speedText)
+		if err != nil || n < 0 || n > maxMLSASpeed || !fliteClustergen[base] {
+			return nil, fmt.Errorf("flite voice %q: a speed-up is 0..%d on awb, rms or slt: %w",
+				name, maxMLSASpeed, ErrUnknownVoice)
+		}
+		speed = n
 	}
 	fliteInitOnce.Do(func() { C.flite_init() })
 	fliteMu.Lock()
@@ -105,7 +133,7 @@ func Flite(name string) (Voice, error) {
 	if rate <= 0 {
 		return nil, fmt.Errorf("flite voice %q: no sample rate: %w", name, ErrSynthesis)
 	}
-	fv := &fliteVoice{name: "flite:" + name, rate: rate, cg: fliteClustergen[name], v: cv}
+	fv := &fliteVoice{name: "flite:" + name, rate: rate, cg: fliteClustergen[base], speed: speed, v: cv}
 	fliteVoices[name] = fv
 	return fv, nil
 }
@@ -137,7 +165,7 @@ func (f *fliteVoice) Synthesize(text string) ([]int16, error) {
 	var u *C.cst_utterance
 	// A synthesis is one 10-40 ms C call: at low priority, so the 20 ms pacers and senders of the
 	// same machine preempt it (package lowprio).
-	if err := lowprio.Run(lowprio.Nice, func() { u = C.cf_synth(ctext, f.v, seed, &w) }); err != nil {
+	if err := lowprio.Run(lowprio.Nice, func() { u = C.cf_synth(ctext, f.v, seed, C.int(f.speed), &w) }); err != nil {
 		return nil, fmt.Errorf("%s: %w", f.name, err)
 	}
 	if u == nil {

@@ -37,6 +37,38 @@ func TestFliteVoices(t *testing.T) {
 	}
 }
 
+// A vocoder speed-up is its own voice: same rate, different (but deterministic) audio, and the
+// plain voice is untouched by it.
+func TestFliteSpeedUp(t *testing.T) {
+	plain, err := Flite("rms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast, err := Flite("rms/10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fast.Name() != "flite:rms/10" || fast.Rate() != plain.Rate() {
+		t.Errorf("got %s at %d Hz, want flite:rms/10 at %d Hz", fast.Name(), fast.Rate(), plain.Rate())
+	}
+	a := checkPhrase(t, plain, "seven one three four")
+	b := checkPhrase(t, fast, "seven one three four")
+	if slices.Equal(a, b) {
+		t.Error("rms/10 spoke exactly as rms: the speed-up was not applied")
+	}
+	if again := checkPhrase(t, plain, "seven one three four"); !slices.Equal(a, again) {
+		t.Error("rms changed after rms/10 spoke: the speed-up leaked into the shared voice")
+	}
+	if again := checkPhrase(t, fast, "seven one three four"); !slices.Equal(b, again) {
+		t.Error("rms/10 is not deterministic")
+	}
+	for _, bad := range []string{"kal16/10", "rms/x", "rms/-1", "rms/21", "rms/", "nope/3"} {
+		if _, err := Flite(bad); !errors.Is(err, ErrUnknownVoice) {
+			t.Errorf("Flite(%q) error = %v, want ErrUnknownVoice", bad, err)
+		}
+	}
+}
+
 func TestFliteEmptyText(t *testing.T) {
 	v, err := Flite("kal16")
 	if err != nil {
@@ -227,7 +259,7 @@ func TestFliteStreamStops(t *testing.T) {
 
 // BenchmarkFlite reports the cost of one digit phrase per voice, and per second of audio.
 func BenchmarkFlite(b *testing.B) {
-	for _, name := range fliteNames {
+	for _, name := range append(fliteNames, "rms/10") {
 		b.Run(name, func(b *testing.B) {
 			v, err := Flite(name)
 			if err != nil {
