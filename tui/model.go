@@ -27,13 +27,13 @@ type tickMsg time.Time
 
 // model is the root: it folds events into live, routes keys, lays the screens out.
 type model struct {
-	c        *common
-	l        *live
-	ui       *UI
-	header   *header
-	lanes    *lanes
-	figures  *figures
-	steps    interface {
+	c       *common
+	l       *live
+	ui      *UI
+	header  *header
+	lanes   *lanes
+	figures *figures
+	steps   interface {
 		SetSize(w int)
 		Height() int
 		View() string
