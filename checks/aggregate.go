@@ -39,13 +39,23 @@ type Generator struct {
 	LatenessMax callers.Ms `json:"lateness_max"`
 	Sends       int64      `json:"sends,omitempty"` // sends the p50/p99 are over (0: over turns' p99s)
 	CPU         float64    `json:"cpu"`             // fraction of the generator's cores in use, from the controller
+	// Steal is the share of the machine's CPU time its hypervisor took during the step (vmstat's
+	// "st"), nil where unknown: a VM paused by its host makes every send late at once.
+	Steal *float64 `json:"steal,omitempty"`
 	Bound       bool       `json:"generator_bound"`
 	Why         []string   `json:"why,omitempty"`
 }
 
-// GeneratorOf judges the generator of a step from its turns and its CPU fraction.
-func GeneratorOf(turns []callers.Turn, cpu float64, th Thresholds) Generator {
+// StealNote is the machine steal from which a generator_bound step says the host may be to blame.
+const StealNote = 0.05
+
+// GeneratorOf judges the generator of a step from its turns, its CPU fraction and the machine's
+// steal (< 0 unknown).
+func GeneratorOf(turns []callers.Turn, cpu, steal float64, th Thresholds) Generator {
 	g := Generator{CPU: cpu}
+	if steal >= 0 {
+		g.Steal = &steal
+	}
 	var h callers.LatenessHist
 	for _, t := range turns {
 		g.LatenessMax = max(g.LatenessMax, t.LatenessMax)
@@ -70,7 +80,18 @@ func GeneratorOf(turns []callers.Turn, cpu float64, th Thresholds) Generator {
 		g.Why = append(g.Why, "generator CPU "+FormatPct(cpu)+" >= "+FormatPct(th.MaxGeneratorCPU))
 	}
 	g.Bound = len(g.Why) > 0
+	if g.Bound && steal >= StealNote { // said on the first reason, lateness when it is one
+		g.Why[0] += " (the hypervisor took " + FormatPct(steal) + " of this machine's CPU: may be the host's doing)"
+	}
 	return g
+}
+
+// StealOrUnknown is Steal as a number, -1 where unknown.
+func (g Generator) StealOrUnknown() float64 {
+	if g.Steal == nil {
+		return -1
+	}
+	return *g.Steal
 }
 
 // answers counts calls that got no reply audio at all, and turns that got none (cancelled turns

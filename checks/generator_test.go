@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/callfleet/callfleet/callers"
@@ -40,9 +41,43 @@ func TestGeneratorOf(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := GeneratorOf(tt.turns, 0.3, DefaultThresholds())
+			g := GeneratorOf(tt.turns, 0.3, -1, DefaultThresholds())
 			if g.LatenessP99 != tt.wantP99 || g.Bound != tt.wantBound {
 				t.Errorf("p99 %v bound %v (%v), want %v and %v", g.LatenessP99, g.Bound, g.Why, tt.wantP99, tt.wantBound)
+			}
+		})
+	}
+}
+
+// Steal never changes the verdict; it is recorded, and named on a generator_bound step when the
+// host took enough of the machine to explain it.
+func TestGeneratorSteal(t *testing.T) {
+	late := []callers.Turn{{LatenessP99: 12, LatenessMax: 14}}
+	calm := []callers.Turn{{LatenessP99: 1, LatenessMax: 2}}
+	tests := []struct {
+		name      string
+		turns     []callers.Turn
+		steal     float64
+		wantBound bool
+		wantNote  bool
+	}{
+		{"late, host busy", late, 0.2, true, true},
+		{"late, host quiet", late, 0.01, true, false},
+		{"calm, host busy", calm, 0.2, false, false},
+		{"late, steal unknown", late, -1, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := GeneratorOf(tt.turns, 0.3, tt.steal, DefaultThresholds())
+			note := false
+			for _, w := range g.Why {
+				note = note || strings.Contains(w, "hypervisor")
+			}
+			if g.Bound != tt.wantBound || note != tt.wantNote {
+				t.Errorf("bound %v, steal named %v (%v); want %v, %v", g.Bound, note, g.Why, tt.wantBound, tt.wantNote)
+			}
+			if (tt.steal < 0) != (g.Steal == nil) || g.StealOrUnknown() != tt.steal {
+				t.Errorf("Steal = %v, want %v", g.Steal, tt.steal)
 			}
 		})
 	}

@@ -16,6 +16,7 @@ type StepInput struct {
 	Turns        []callers.Turn
 	Calls        []callers.CallResult
 	GeneratorCPU float64
+	MachineSteal float64 // share of the machine's CPU the hypervisor took during the step; < 0 unknown
 }
 
 // StepVerdict is the verdict on one step; Reasons say, one line each, why it is not ok.
@@ -60,7 +61,7 @@ func Steps(steps []StepInput, th Thresholds) ([]StepVerdict, Capacity) {
 
 // step applies every rule to one step.
 func step(s StepInput, base baseline, th Thresholds) StepVerdict {
-	g := GeneratorOf(s.Turns, s.GeneratorCPU, th)
+	g := GeneratorOf(s.Turns, s.GeneratorCPU, s.MachineSteal, th)
 	var why []string
 	for _, w := range g.Why {
 		why = append(why, "generator_bound: "+w+"; figures not trusted")

@@ -228,14 +228,17 @@ func renumber(shards []*Run) []*Run {
 
 // mergeStep joins step i of every shard.
 func mergeStep(per [][]StepData, i int) StepData {
-	var d StepData
+	d := StepData{MachineSteal: -1}
 	var cpu, rss []float64
 	for _, steps := range per {
 		s := steps[i]
 		d.N += s.N
 		d.Turns = append(d.Turns, s.Turns...)
 		d.Calls = append(d.Calls, s.Calls...)
-		d.GeneratorCPU = max(d.GeneratorCPU, s.GeneratorCPU)
+		if s.N > 0 { // a shard with no call in the step generated nothing to judge it by
+			d.GeneratorCPU = max(d.GeneratorCPU, s.GeneratorCPU)
+			d.MachineSteal = max(d.MachineSteal, s.MachineSteal)
+		}
 		d.Window[0], d.Window[1] = span(d.Window[0], d.Window[1], s.Window)
 		if s.N > 0 && s.AgentCPUMilli != nil {
 			cpu = append(cpu, *s.AgentCPUMilli*float64(s.N))

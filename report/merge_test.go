@@ -65,7 +65,8 @@ func TestStepRecordsStepCutShort(t *testing.T) {
 // its share of N (one shard has none of step 1's single call).
 func shards() (a, b []StepData) {
 	for _, d := range synthSteps() {
-		sa, sb := StepData{Window: d.Window, GeneratorCPU: d.GeneratorCPU}, StepData{Window: d.Window, GeneratorCPU: d.GeneratorCPU / 2}
+		sa := StepData{Window: d.Window, GeneratorCPU: d.GeneratorCPU, MachineSteal: d.MachineSteal / 2}
+		sb := StepData{Window: d.Window, GeneratorCPU: d.GeneratorCPU / 2, MachineSteal: d.MachineSteal}
 		sb.Window[0] = sb.Window[0].Add(200 * time.Millisecond) // the shards' clocks are not one clock
 		sb.Window[1] = sb.Window[1].Add(200 * time.Millisecond)
 		mine := map[int]bool{}

@@ -62,6 +62,7 @@ func StepRecords(r *Report, turns []callers.Turn, calls []callers.CallResult) []
 			AgentCPUMilli:      s.AgentCPUMilli,
 			AgentRSSMiBPerCall: s.AgentRSSMiBPerCall,
 			GeneratorCPU:       s.Generator.CPU,
+			MachineSteal:       s.Generator.StealOrUnknown(),
 			Window:             w,
 		}
 	}

@@ -77,6 +77,7 @@ type StepData struct {
 	AgentCPUMilli      *float64
 	AgentRSSMiBPerCall *float64
 	GeneratorCPU       float64
+	MachineSteal       float64 // share of the machine's CPU the hypervisor took; < 0 unknown
 	Window             [2]time.Time
 }
 
@@ -85,7 +86,7 @@ type StepData struct {
 func Build(cfg RunConfig, steps []StepData, th checks.Thresholds) *Report {
 	inputs := make([]checks.StepInput, len(steps))
 	for i, d := range steps {
-		inputs[i] = checks.StepInput{N: d.N, Turns: d.Turns, Calls: d.Calls, GeneratorCPU: d.GeneratorCPU}
+		inputs[i] = checks.StepInput{N: d.N, Turns: d.Turns, Calls: d.Calls, GeneratorCPU: d.GeneratorCPU, MachineSteal: d.MachineSteal}
 	}
 	verdicts, capacity := checks.Steps(inputs, th)
 	cfg.Thresholds = th
@@ -120,7 +121,7 @@ func buildStep(index int, d StepData, v checks.StepVerdict, th checks.Thresholds
 		Playout:            checks.PlayoutOf(d.Turns),
 		AgentCPUMilli:      d.AgentCPUMilli,
 		AgentRSSMiBPerCall: d.AgentRSSMiBPerCall,
-		Generator:          checks.GeneratorOf(d.Turns, d.GeneratorCPU, th),
+		Generator:          checks.GeneratorOf(d.Turns, d.GeneratorCPU, d.MachineSteal, th),
 		Verdict:            v,
 	}
 	if rate, ok := s.Playout.PerMin(); ok {

@@ -101,6 +101,8 @@ func synthSteps() []StepData {
 	s2.AgentCPUMilli, s2.AgentRSSMiBPerCall = f64(66), f64(44)
 	s4.AgentCPUMilli, s4.AgentRSSMiBPerCall = f64(63), f64(46)
 	s1.GeneratorCPU, s2.GeneratorCPU, s4.GeneratorCPU, s8.GeneratorCPU = 0.1, 0.15, 0.3, 0.72
+	// The host took a fifth of the machine during the overloaded step, and ~nothing before.
+	s1.MachineSteal, s2.MachineSteal, s4.MachineSteal, s8.MachineSteal = 0.01, 0, 0.02, 0.2
 	return []StepData{s1, s2, s4, s8}
 }
 
@@ -118,6 +120,7 @@ func synthReport() *Report {
 func synthReportNA() *Report {
 	d := synthStep(1, 2, 4, 0, false)
 	d.Turns[5].Heard = "nine"
+	d.MachineSteal = -1 // a platform without /proc/stat
 	cfg := synthConfig()
 	cfg.Transport, cfg.Steps = "webrtc", []int{2}
 	r := Build(cfg, []StepData{d}, checks.DefaultThresholds())

@@ -63,7 +63,7 @@ func crossTable(r *Report) table {
 // generatorTable is the load generator's own health per step: how late its 20 ms sends were (each
 // turn's p99, summarised over the step's turns) and how busy its cores were.
 func generatorTable(r *Report) table {
-	t := table{head: []string{"N", "send lateness p50/p99", "worst", "generator CPU", "health"}}
+	t := table{head: []string{"N", "send lateness p50/p99", "worst", "generator CPU", "machine steal", "health"}}
 	for _, s := range r.Steps {
 		g := s.Generator
 		health := "ok"
@@ -72,9 +72,17 @@ func generatorTable(r *Report) table {
 		}
 		t.rows = append(t.rows, []string{strconv.Itoa(s.N),
 			lateMs(g.LatenessP50) + "/" + lateMs(g.LatenessP99),
-			lateMs(g.LatenessMax), checks.FormatPct(g.CPU) + " of its cores", health})
+			lateMs(g.LatenessMax), checks.FormatPct(g.CPU) + " of its cores", stealText(g.Steal), health})
 	}
 	return t
+}
+
+// stealText shows the hypervisor's share of the machine, "-" where the platform does not say.
+func stealText(s *float64) string {
+	if s == nil {
+		return "-"
+	}
+	return checks.FormatPct(*s)
 }
 
 // lateMs keeps a tenth of a millisecond under 10 ms: send lateness lives there, and its histogram

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/callfleet/callfleet/callers"
+	"github.com/callfleet/callfleet/internal/steal"
 )
 
 // RunCall places one call; callers.Run in production, a fake in tests.
@@ -21,6 +22,7 @@ type StepResult struct {
 	Turns        []callers.Turn
 	Calls        []callers.CallResult
 	GeneratorCPU float64 // fraction of all cores the generator process used during the step
+	MachineSteal float64 // fraction of the machine's CPU time the hypervisor took during the step; -1 unknown
 	Stopped      bool    // the step was ended early (Ctrl-C, or the user ended it)
 }
 
@@ -144,7 +146,7 @@ func (c *Controller) step(parent context.Context, s StepSchedule, start time.Tim
 	ctx, cancelHard := context.WithDeadline(ctx, hard)
 	defer cancelHard()
 	k := &collector{next: c.Hooks.Sink}
-	cpu0, began := cpuTime(), time.Now() // not start: a pinned start may have passed already
+	cpu0, steal0, began := cpuTime(), steal.Read(), time.Now() // not start: a pinned start may have passed already
 	var wg sync.WaitGroup
 	for i, off := range s.Starts {
 		wg.Add(1)
@@ -171,8 +173,14 @@ func (c *Controller) step(parent context.Context, s StepSchedule, start time.Tim
 		<-done // the callers hang up on the same context
 	}
 	elapsed := time.Since(began)
-	if cores := c.Cores; cores > 0 && elapsed > 0 {
+	// A step with no call of this generator's (a shard's empty share) ends at once: a CPU
+	// fraction over a few microseconds would be noise, so it reports none.
+	if cores := c.Cores; cores > 0 && elapsed > 0 && len(s.Starts) > 0 {
 		res.GeneratorCPU = (cpuTime() - cpu0).Seconds() / elapsed.Seconds() / float64(cores)
+	}
+	res.MachineSteal = -1
+	if f, ok := steal.Fraction(steal0, steal.Read()); ok && len(s.Starts) > 0 {
+		res.MachineSteal = f
 	}
 	k.mu.Lock()
 	res.Turns, res.Calls = k.turns, k.calls

@@ -131,7 +131,7 @@ func (s *figures) lateness(turns []callers.Turn) string {
 	if len(turns) == 0 {
 		return s.row("send lateness", s.c.Styles.Dim.Render("no turns yet"))
 	}
-	g := checks.GeneratorOf(turns, 0, s.l.th)
+	g := checks.GeneratorOf(turns, 0, -1, s.l.th)
 	text := fmt.Sprintf("p50 %s  p99 %s  max %s", checks.FormatMs(g.LatenessP50), checks.FormatMs(g.LatenessP99),
 		checks.FormatMs(g.LatenessMax))
 	if g.Bound {

@@ -157,7 +157,7 @@ func (l *live) turn(t callers.Turn, at time.Time) {
 // endStep judges every finished step again, since the latency rule anchors on the first.
 func (l *live) endStep(r scenarios.StepResult) {
 	l.inStep = false
-	in := checks.StepInput{N: r.Schedule.N, Turns: inWindow(r.Turns, r.Window), Calls: r.Calls, GeneratorCPU: r.GeneratorCPU}
+	in := checks.StepInput{N: r.Schedule.N, Turns: inWindow(r.Turns, r.Window), Calls: r.Calls, GeneratorCPU: r.GeneratorCPU, MachineSteal: r.MachineSteal}
 	l.finished = append(l.finished, stepRow{sched: r.Schedule, input: in, stopped: r.Stopped})
 	inputs := make([]checks.StepInput, len(l.finished))
 	for i, f := range l.finished {

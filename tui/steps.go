@@ -109,7 +109,7 @@ func (s *stepsTable) figures(turns []callers.Turn, calls []callers.CallResult) [
 	}
 	late := "-"
 	if len(turns) > 0 {
-		late = checks.FormatMs(checks.GeneratorOf(turns, 0, s.l.th).LatenessP99)
+		late = checks.FormatMs(checks.GeneratorOf(turns, 0, -1, s.l.th).LatenessP99)
 	}
 	return []string{callsText, fmt.Sprintf("%d/%d", checks.Understood(turns), len(turns)),
 		pair(checks.MetricSpeechEndToReply, turns), pair(checks.MetricReplyStart, turns), under, late}
