@@ -42,8 +42,8 @@ type Generator struct {
 	// Steal is the share of the machine's CPU time its hypervisor took during the step (vmstat's
 	// "st"), nil where unknown: a VM paused by its host makes every send late at once.
 	Steal *float64 `json:"steal,omitempty"`
-	Bound       bool       `json:"generator_bound"`
-	Why         []string   `json:"why,omitempty"`
+	Bound bool     `json:"generator_bound"`
+	Why   []string `json:"why,omitempty"`
 }
 
 // StealNote is the machine steal from which a generator_bound step says the host may be to blame.
