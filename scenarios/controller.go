@@ -173,14 +173,16 @@ func (c *Controller) step(parent context.Context, s StepSchedule, start time.Tim
 		<-done // the callers hang up on the same context
 	}
 	elapsed := time.Since(began)
-	// A step with no call of this generator's (a shard's empty share) ends at once: a CPU
-	// fraction over a few microseconds would be noise, so it reports none.
-	if cores := c.Cores; cores > 0 && elapsed > 0 && len(s.Starts) > 0 {
-		res.GeneratorCPU = (cpuTime() - cpu0).Seconds() / elapsed.Seconds() / float64(cores)
-	}
+	// A step with no call of this generator's (a shard's empty share) ends at once: a CPU or
+	// steal fraction over a few microseconds would be noise, so it reports none.
 	res.MachineSteal = -1
-	if f, ok := steal.Fraction(steal0, steal.Read()); ok && len(s.Starts) > 0 {
-		res.MachineSteal = f
+	if len(s.Starts) > 0 {
+		if cores := c.Cores; cores > 0 && elapsed > 0 {
+			res.GeneratorCPU = (cpuTime() - cpu0).Seconds() / elapsed.Seconds() / float64(cores)
+		}
+		if f, ok := steal.Fraction(steal0, steal.Read()); ok {
+			res.MachineSteal = f
+		}
 	}
 	k.mu.Lock()
 	res.Turns, res.Calls = k.turns, k.calls

@@ -149,7 +149,7 @@ func (c *Call) pace(ctx context.Context, cancel context.CancelCauseFunc) {
 	frame := make([]int16, FrameSamples)
 	idle := idleState{agentEnd: time.Now()}
 	for {
-		due, _, err := sub.Next(ctx)
+		due, err := sub.Next(ctx)
 		if err != nil {
 			return
 		}

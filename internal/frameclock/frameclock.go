@@ -19,7 +19,6 @@ type Clock struct {
 	mu   sync.Mutex
 	subs int
 	n    int64         // ticks since the clock (re)started
-	at   time.Time     // when tick n fired
 	ch   chan struct{} // closed at the next tick
 	stop chan struct{} // closed to end the running goroutine; nil when none runs
 	done chan struct{} // closed when that goroutine has returned
@@ -47,9 +46,9 @@ func (c *Clock) Subscribe() *Sub {
 	defer c.mu.Unlock()
 	c.subs++
 	if c.stop == nil {
-		c.n, c.at, c.ch = 0, time.Now(), make(chan struct{})
+		c.n, c.ch = 0, make(chan struct{})
 		c.stop, c.done = make(chan struct{}), make(chan struct{})
-		go c.run(c.at, c.stop, c.done)
+		go c.run(time.Now(), c.stop, c.done)
 	}
 	return &Sub{c: c, last: c.n}
 }
@@ -78,7 +77,7 @@ func (c *Clock) run(start time.Time, stop, done chan struct{}) {
 			return
 		default:
 		}
-		c.n, c.at = k, now
+		c.n = k
 		close(c.ch)
 		c.ch = make(chan struct{})
 		c.mu.Unlock()
@@ -88,20 +87,20 @@ func (c *Clock) run(start time.Time, stop, done chan struct{}) {
 }
 
 // Next waits for a tick after the last one this subscriber saw and returns how many ticks have
-// passed since then (1 unless the subscriber or the clock fell behind) and when the newest fired.
-// It returns ctx's error once ctx is done.
-func (s *Sub) Next(ctx context.Context) (ticks int, at time.Time, err error) {
+// passed since then (1 unless the subscriber or the clock fell behind). It returns ctx's error
+// once ctx is done.
+func (s *Sub) Next(ctx context.Context) (ticks int, err error) {
 	for {
 		s.c.mu.Lock()
-		n, at, ch := s.c.n, s.c.at, s.c.ch
+		n, ch := s.c.n, s.c.ch
 		s.c.mu.Unlock()
 		if n > s.last {
 			ticks, s.last = int(n-s.last), n
-			return ticks, at, nil
+			return ticks, nil
 		}
 		select {
 		case <-ctx.Done():
-			return 0, time.Time{}, ctx.Err()
+			return 0, ctx.Err()
 		case <-ch:
 		}
 	}
