@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // niceOf reads a thread's nice value from its stat file (field 19).
@@ -61,4 +63,34 @@ func TestRun(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// The work runs with the short Slice on kernels that have custom slices (6.12+), and with the
+// default (reported as 0 or the base slice) elsewhere; the nice value holds either way.
+func TestRunSlice(t *testing.T) {
+	var got *unix.SchedAttr
+	var err error
+	if rerr := Run(9, func() { got, err = unix.SchedGetAttr(0, 0) }); rerr != nil {
+		t.Fatal(rerr)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Nice != 9 || got.Policy != 0 {
+		t.Errorf("work ran under policy %d at nice %d, want SCHED_OTHER at 9", got.Policy, got.Nice)
+	}
+	if customSlices(t) && got.Runtime != uint64(Slice.Nanoseconds()) {
+		t.Errorf("work ran with a %d ns slice, want %d", got.Runtime, Slice.Nanoseconds())
+	}
+}
+
+// customSlices reports whether the kernel is 6.12 or later.
+func customSlices(t *testing.T) bool {
+	var u unix.Utsname
+	if err := unix.Uname(&u); err != nil {
+		t.Fatal(err)
+	}
+	var major, minor int
+	fmt.Sscanf(unix.ByteSliceToString(u.Release[:]), "%d.%d", &major, &minor)
+	return major > 6 || major == 6 && minor >= 12
 }
