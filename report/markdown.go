@@ -32,6 +32,10 @@ func Markdown(w io.Writer, r *Report) error {
 	mdSection(ew, "Verdicts", verdictLines(r))
 	ew.line("")
 	ew.line("**%s**", capacityLine(r))
+	if l := costLine(r); l != "" {
+		ew.line("")
+		ew.line("%s", l)
+	}
 	for _, l := range warnings(r) {
 		ew.line("")
 		ew.line("> %s", l)

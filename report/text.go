@@ -45,6 +45,9 @@ func Text(w io.Writer, r *Report) error {
 	textSection(ew, "verdicts:", verdictLines(r))
 	ew.line("")
 	ew.line("%s", capacityLine(r))
+	if l := costLine(r); l != "" {
+		ew.line("%s", l)
+	}
 	for _, l := range warnings(r) {
 		ew.line("%s", l)
 	}

@@ -244,3 +244,48 @@ func contains(xs []string, s string) bool {
 	}
 	return false
 }
+
+// costLine fits the agent's whole cost over the steps as fixed + N × per call (least squares).
+// The per-call slope is what one more conversation costs, the seeds' "linear" figure; CPU/N at a
+// small N also carries the process's own cost (runtime, timers, wake-ups), spread over few calls.
+// "" when fewer than two step sizes have agent figures.
+func costLine(r *Report) string {
+	cpuPer, cpuFixed, ok := fitPerCall(r.Steps, func(s Step) *float64 { return s.AgentCPUMilli })
+	if !ok {
+		return ""
+	}
+	line := fmt.Sprintf("agent cost fitted over the steps (whole process = fixed + N × per call): CPU %.1f m per conversation, %.0f m fixed",
+		cpuPer, cpuFixed)
+	if rssPer, rssFixed, ok := fitPerCall(r.Steps, func(s Step) *float64 { return s.AgentRSSMiBPerCall }); ok {
+		line += fmt.Sprintf("; RSS %.1f MiB per extra call, %.0f MiB fixed", rssPer, rssFixed)
+	}
+	return line
+}
+
+// fitPerCall is the least-squares line through (N, per(step) × N) over the steps with a figure.
+func fitPerCall(steps []Step, per func(Step) *float64) (slope, intercept float64, ok bool) {
+	var xs, ys []float64
+	for _, s := range steps {
+		if v := per(s); v != nil && s.N > 0 {
+			xs, ys = append(xs, float64(s.N)), append(ys, *v*float64(s.N))
+		}
+	}
+	if len(xs) < 2 {
+		return 0, 0, false
+	}
+	var mx, my float64
+	for i := range xs {
+		mx, my = mx+xs[i], my+ys[i]
+	}
+	mx, my = mx/float64(len(xs)), my/float64(len(xs))
+	var sxx, sxy float64
+	for i := range xs {
+		sxx += (xs[i] - mx) * (xs[i] - mx)
+		sxy += (xs[i] - mx) * (ys[i] - my)
+	}
+	if sxx == 0 {
+		return 0, 0, false // every step the same size
+	}
+	slope = sxy / sxx
+	return slope, my - slope*mx, true
+}
