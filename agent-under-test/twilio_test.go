@@ -32,6 +32,7 @@ type twClient struct {
 
 	mu       sync.Mutex
 	agent    []int16 // agent audio at 8 kHz, in arrival order
+	arrivals []time.Time // of each agent media message
 	first    time.Time
 	last     time.Time
 	marks    []string
@@ -95,6 +96,7 @@ func (c *twClient) read() {
 				c.first = now
 			}
 			c.last = now
+			c.arrivals = append(c.arrivals, now)
 			c.agent = audio.MulawDecode(c.agent, mu)
 		case tw.EventMark:
 			c.marks = append(c.marks, m.Mark.Name)
@@ -261,7 +263,26 @@ func TestTwilioTurn(t *testing.T) {
 		t.Errorf("speech end to reply %v, want about 1.5 s", wait)
 	}
 	t.Logf("speech end to first reply audio: %v", wait)
+	checkLead(t, c.arrivals)
 	checkRecording(t, model, filepath.Join(dir, "CA-turn.wav"), clip.Digits)
+}
+
+// checkLead checks a reply ran twilioLead frames ahead of the clock and was paced after that:
+// the first lead+1 frames came at once (paced, the last of them would be 60 ms after the first),
+// and the whole reply took at least its length less the lead (lateness only makes it longer).
+func checkLead(t *testing.T, arrivals []time.Time) {
+	t.Helper()
+	n := len(arrivals)
+	if n <= twilioLead+1 {
+		t.Fatalf("%d media messages, want a reply longer than the lead", n)
+	}
+	if burst := arrivals[twilioLead].Sub(arrivals[0]); burst >= time.Duration(twilioLead)*20*time.Millisecond {
+		t.Errorf("frame %d came %v after the first, want the lead sent at once", twilioLead, burst)
+	}
+	want := time.Duration(n-1-twilioLead)*20*time.Millisecond - 20*time.Millisecond
+	if span := arrivals[n-1].Sub(arrivals[0]); span < want {
+		t.Errorf("%d frames came over %v, want at least %v: the reply was not paced", n, span, want)
+	}
 }
 
 // oneTurn says clip to an agent started with cfg and hangs up once the reply has ended; it

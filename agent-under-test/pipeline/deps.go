@@ -32,6 +32,13 @@ type Output interface {
 	EndOfReply(name string) error
 }
 
+// Leader is an Output whose far end buffers what it is sent and plays it in order, and drops it on
+// Clear (Twilio). The pacer keeps Lead frames of a reply queued there, so a stall of the agent,
+// the host or the network shorter than Lead × 20 ms is not heard as a gap.
+type Leader interface {
+	Lead() int
+}
+
 // Events receives the call's RTVI messages (data channel, SSE).
 type Events interface {
 	Publish(m rtvi.Message)

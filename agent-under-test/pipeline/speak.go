@@ -27,6 +27,8 @@ type speaker struct {
 	idle      bool
 	replySeq  int
 	sentInRep int
+	// ahead counts frames sent ahead of the clock to a far end that buffers (Leader).
+	ahead int
 }
 
 // begin starts a new reply and returns its generation.
@@ -71,7 +73,37 @@ func (s *speaker) interrupt() bool {
 	s.gen++
 	s.buf = s.buf[:0]
 	s.active = false
+	s.ahead = 0 // the far end drops what it holds (Twilio clear)
 	return true
+}
+
+// ready reports whether a frame is there to send; s.mu must be held.
+func (s *speaker) ready() bool {
+	return s.active && len(s.buf) > 0 && (len(s.buf) >= FrameSamples || s.done)
+}
+
+// covered reports whether a tick is already played by a frame sent ahead: with nothing ready to
+// send, one frame of the lead is used up instead of sending silence.
+func (s *speaker) covered() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ahead > 0 && !s.ready() {
+		s.ahead--
+		return true
+	}
+	return false
+}
+
+// runAhead reports whether one more frame may go out now, ahead of the clock, to keep lead
+// frames buffered at the far end.
+func (s *speaker) runAhead(lead int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ahead < lead && s.ready() {
+		s.ahead++
+		return true
+	}
+	return false
 }
 
 func (s *speaker) speaking() bool {
@@ -139,10 +171,15 @@ var errInterrupted = fmt.Errorf("reply interrupted")
 
 // pace sends a frame every 20 ms on the process's shared drift-free clock (deadlines from its
 // start, never from the last wake-up), so a gap the caller hears is a gap the agent really made.
+// To a Leader's far end a reply runs Lead frames ahead of the clock.
 func (c *Call) pace(ctx context.Context, cancel context.CancelCauseFunc) {
 	clock := c.deps.Clock
 	if clock == nil {
 		clock = sharedClock
+	}
+	lead := 0
+	if l, ok := c.out.(Leader); ok {
+		lead = l.Lead()
 	}
 	sub := clock.Subscribe()
 	defer sub.Close()
@@ -160,8 +197,16 @@ func (c *Call) pace(ctx context.Context, cancel context.CancelCauseFunc) {
 			return
 		}
 		for range due {
+			if c.spk.covered() {
+				continue
+			}
 			if c.tick(frame, now) {
 				idle.agentEnd = now
+			}
+			for c.spk.runAhead(lead) {
+				if c.tick(frame, now) {
+					idle.agentEnd = now
+				}
 			}
 		}
 	}
@@ -174,7 +219,7 @@ func (c *Call) tick(frame []int16, now time.Time) bool {
 	var out []int16
 	var started, ended bool
 	var rep reply
-	if s.active && len(s.buf) > 0 && (len(s.buf) >= FrameSamples || s.done) {
+	if s.ready() {
 		n := copy(frame, s.buf)
 		clear(frame[n:]) // the last partial frame is padded with silence
 		s.buf = s.buf[n:]
