@@ -31,7 +31,7 @@ type twClient struct {
 	start     time.Time
 
 	mu       sync.Mutex
-	agent    []int16 // agent audio at 8 kHz, in arrival order
+	agent    []int16     // agent audio at 8 kHz, in arrival order
 	arrivals []time.Time // of each agent media message
 	first    time.Time
 	last     time.Time
