@@ -26,45 +26,15 @@ const (
 	phaseDone
 )
 
-// loop runs the call's ticks on a drift-free clock (tick n is due at start + n*20ms, however
-// late tick n-1 was) until the call ends. Server events and transcriptions are taken as they
-// arrive so their marks are not rounded to a tick.
+// loop runs the call's ticks (runTicks) until the call ends.
 func (c *call) loop(ctx context.Context) {
-	start := time.Now()
-	c.readyBy = start.Add(c.plan.Timeouts.Connect)
-	ready := c.conn.Ready()
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for n := 0; c.phase != phaseDone; {
-		select {
-		case <-timer.C:
-		case <-ready:
-			ready = nil
-			c.onReady(time.Now())
-			continue
-		case m, ok := <-c.events:
-			if !ok {
-				c.events = nil
-				continue
-			}
-			c.onEvent(m, time.Now())
-			continue
-		case h := <-c.lis.Heard():
-			c.onHeard(h)
-			continue
-		case <-ctx.Done():
-			c.end(EndedByCancelled, ReasonCancelled, ctx.Err())
-			return
-		case <-c.conn.Done():
-			c.onDone()
-			return
-		}
-		sched := start.Add(time.Duration(n) * tick)
-		c.tick(time.Now(), sched)
-		n++
-		timer.Reset(time.Until(start.Add(time.Duration(n) * tick)))
-	}
+	c.readyBy = time.Now().Add(c.plan.Timeouts.Connect)
+	runTicks(ctx, c.conn, c.events, c.lis.Heard(), c)
 }
+
+func (c *call) onCancel(err error) { c.end(EndedByCancelled, ReasonCancelled, err) }
+func (c *call) onHangUp()          { c.onDone() }
+func (c *call) over() bool         { return c.phase == phaseDone }
 
 // tick sends one frame, plays out what the agent sent and moves the turn on.
 func (c *call) tick(now, sched time.Time) {

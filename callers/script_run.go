@@ -68,6 +68,7 @@ type scriptCall struct {
 	events <-chan rtvi.Message
 	flush  <-chan struct{}
 
+	readyBy  time.Time // the agent must be ready by then
 	readyAt  time.Time
 	cur      int       // cue being spoken, -1 when silent
 	frame    int       // next frame of cur's clip
@@ -127,52 +128,27 @@ func (c *scriptCall) mark(t time.Time) *Ms {
 
 func (c *scriptCall) at(m Ms) time.Time { return c.t0.Add(m.Duration()) }
 
-// loop runs 20 ms ticks on a drift-free clock, as the turn loop does, taking server events and
-// transcriptions as they arrive so their marks are not rounded to a tick.
+// loop runs the script's ticks (runTicks) until it ends.
 func (c *scriptCall) loop(ctx context.Context) {
-	start := time.Now()
-	readyBy := start.Add(c.s.Timeouts.Connect)
-	ready := c.conn.Ready()
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for n := 0; !c.finished; {
-		select {
-		case <-timer.C:
-		case <-ready:
-			ready, c.readyAt = nil, time.Now()
-			c.trace.Ready = c.mark(c.readyAt)
-			continue
-		case m, ok := <-c.events:
-			if !ok {
-				c.events = nil
-				continue
-			}
-			c.onEvent(m, time.Now())
-			continue
-		case h := <-c.lis.Heard():
-			c.onHeard(h)
-			continue
-		case <-ctx.Done():
-			c.end(EndedByCancelled, ctx.Err())
-			return
-		case <-c.conn.Done():
-			c.onDone(time.Now())
-			return
-		}
-		sched := start.Add(time.Duration(n) * tick)
-		now := time.Now()
-		if c.readyAt.IsZero() && now.After(readyBy) {
-			c.end(EndedByError, fmt.Errorf("%w within %v", ErrNotReady, c.s.Timeouts.Connect))
-			return
-		}
-		c.tick(now, sched)
-		n++
-		timer.Reset(time.Until(start.Add(time.Duration(n) * tick)))
-	}
+	c.readyBy = time.Now().Add(c.s.Timeouts.Connect)
+	runTicks(ctx, c.conn, c.events, c.lis.Heard(), c)
 }
+
+func (c *scriptCall) onReady(now time.Time) {
+	c.readyAt = now
+	c.trace.Ready = c.mark(now)
+}
+
+func (c *scriptCall) onCancel(err error) { c.end(EndedByCancelled, err) }
+func (c *scriptCall) onHangUp()          { c.onDone(time.Now()) }
+func (c *scriptCall) over() bool         { return c.finished }
 
 // tick sends one frame, takes in what arrived, plays it out and moves the script on.
 func (c *scriptCall) tick(now, sched time.Time) {
+	if c.readyAt.IsZero() && now.After(c.readyBy) {
+		c.end(EndedByError, fmt.Errorf("%w within %v", ErrNotReady, c.s.Timeouts.Connect))
+		return
+	}
 	if c.cur < 0 && !c.readyAt.IsZero() {
 		c.schedule(now)
 		if c.next < len(c.clips) && !c.startAt.IsZero() && !now.Before(c.startAt.Add(-tick/2)) {

@@ -3,6 +3,7 @@ package callers
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,5 +96,24 @@ func TestRunScriptBadScript(t *testing.T) {
 	tr := RunScript(context.Background(), d, testPool(t), Script{}, nil)
 	if tr.EndedBy != EndedByError || tr.Connected || len(d.conns) != 0 {
 		t.Errorf("trace %+v", tr)
+	}
+}
+
+// An agent that never becomes ready ends the script with ErrNotReady after the connect timeout,
+// and nothing is said.
+func TestRunScriptNotReady(t *testing.T) {
+	t.Parallel()
+	p := testPool(t)
+	s := Script{Call: 1, Seed: 1, Timeouts: Timeouts{Connect: 300 * time.Millisecond}, Cues: []Cue{{Digits: p.Clip(0).Digits}}}
+	d := &fakeDialer{s: script{noReady: true}}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	tr := RunScript(ctx, d, p, s, nil)
+	if tr.EndedBy != EndedByError || !strings.Contains(tr.Error, ErrNotReady.Error()) || tr.Ready != nil || len(tr.Said) != 0 {
+		t.Errorf("trace ended %q (%s), ready %v, %d said", tr.EndedBy, tr.Error, tr.Ready, len(tr.Said))
+	}
+	if took := time.Since(start); took > 300*time.Millisecond*timingSlack+2*time.Second {
+		t.Errorf("took %v to give up", took)
 	}
 }
