@@ -43,14 +43,17 @@ type observed struct {
 	answered  string
 	heardEnd  time.Time // the caller's speech_end frame arrived
 	firstSent time.Time // first reply audio written
-	lastSent  time.Time // last reply audio written
-	replyDur  time.Duration
-	reply     *pool.Clip // what the agent said, from frame from on
-	from      int
-	sends     []sent
-	markSent  time.Time
-	markEcho  time.Time
-	clearSent time.Time
+	// firstWrite is when that write began: the caller may read the audio before the write returns
+	// (a whole reply in one message, under -race), so its arrival lies between the two.
+	firstWrite time.Time
+	lastSent   time.Time // last reply audio written
+	replyDur   time.Duration
+	reply      *pool.Clip // what the agent said, from frame from on
+	from       int
+	sends      []sent
+	markSent   time.Time
+	markEcho   time.Time
+	clearSent  time.Time
 }
 
 // sent is one media message of a reply: when it was written and how many frames it held.
@@ -369,13 +372,14 @@ func (c *agentCall) reply(o *observed, clip *pool.Clip, at time.Time) {
 		for _, f := range piece {
 			payload = append(payload, f...)
 		}
+		before := time.Now()
 		if !c.send(tw.AppendAgentMedia(nil, c.streamSid, payload)) {
 			return
 		}
 		now := time.Now()
 		c.a.mu.Lock()
 		if k == 0 {
-			o.firstSent = now
+			o.firstWrite, o.firstSent = before, now
 		}
 		o.lastSent = now
 		o.sends = append(o.sends, sent{at: now, frames: len(piece)})

@@ -174,11 +174,15 @@ func checkMarks(t *testing.T, turns []callers.Turn, obs []observed, cleared bool
 			t.Errorf("turn %d: mark never echoed", o.turn)
 			continue
 		}
-		played := o.firstSent.Add(o.replyDur) // the far end plays from the first arrival
+		// The far end plays from the first arrival, which lies between the write's start and end.
+		earliest, played := o.firstWrite.Add(o.replyDur), o.firstSent.Add(o.replyDur)
 		if cleared {
-			played = o.clearSent
+			earliest, played = o.clearSent, o.clearSent
 		}
-		if d := o.markEcho.Sub(played); d < -5*time.Millisecond || d > 60*time.Millisecond {
+		if d := o.markEcho.Sub(earliest); d < -5*time.Millisecond {
+			t.Errorf("turn %d: mark echoed %v before the audio before it could have played out", o.turn, -d)
+		}
+		if d := o.markEcho.Sub(played); d > 60*time.Millisecond {
 			t.Errorf("turn %d: mark echoed %v after the audio before it played out", o.turn, d)
 		}
 		if i < len(turns) && !cleared {
