@@ -33,7 +33,6 @@ func (c *call) loop(ctx context.Context) {
 }
 
 func (c *call) onCancel(err error) { c.end(EndedByCancelled, ReasonCancelled, err) }
-func (c *call) onHangUp()          { c.onDone() }
 func (c *call) over() bool         { return c.phase == phaseDone }
 
 // tick sends one frame, plays out what the agent sent and moves the turn on.

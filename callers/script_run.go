@@ -140,7 +140,6 @@ func (c *scriptCall) onReady(now time.Time) {
 }
 
 func (c *scriptCall) onCancel(err error) { c.end(EndedByCancelled, err) }
-func (c *scriptCall) onHangUp()          { c.onDone(time.Now()) }
 func (c *scriptCall) over() bool         { return c.finished }
 
 // tick sends one frame, takes in what arrived, plays it out and moves the script on.
@@ -167,7 +166,7 @@ func (c *scriptCall) tick(now, sched time.Time) {
 	if err != nil {
 		select {
 		case <-c.conn.Done():
-			c.onDone(time.Now())
+			c.onDone()
 		case <-time.After(100 * time.Millisecond):
 			c.end(EndedByError, fmt.Errorf("%w: %w", ErrSend, err))
 		}
@@ -421,12 +420,12 @@ func (c *scriptCall) checkDone(now time.Time) {
 }
 
 // onDone ends the call when the far end did: a clean close is the agent hanging up.
-func (c *scriptCall) onDone(now time.Time) {
+func (c *scriptCall) onDone() {
 	if err := c.conn.Err(); err != nil {
 		c.end(EndedByError, err)
 		return
 	}
-	c.trace.Hangup = c.mark(now)
+	c.trace.Hangup = c.mark(time.Now())
 	c.end(EndedByAgent, nil)
 }
 

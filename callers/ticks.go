@@ -14,7 +14,7 @@ type ticker interface {
 	onEvent(m rtvi.Message, at time.Time) // a server event, as it arrives
 	onHeard(h listen.Heard)               // the caller's transcription of a reply
 	onCancel(err error)                   // the run was cancelled
-	onHangUp()                            // the connection ended
+	onDone()                              // the connection ended
 	tick(now, sched time.Time)            // one 20 ms tick, due at sched
 	over() bool
 }
@@ -48,7 +48,7 @@ func runTicks(ctx context.Context, conn Conn, events <-chan rtvi.Message, heard 
 			t.onCancel(ctx.Err())
 			return
 		case <-conn.Done():
-			t.onHangUp()
+			t.onDone()
 			return
 		}
 		t.tick(time.Now(), start.Add(time.Duration(n)*tick))
