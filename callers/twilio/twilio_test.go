@@ -191,7 +191,7 @@ func checkMarks(t *testing.T, turns []callers.Turn, obs []observed, cleared bool
 	}
 }
 
-// checkGap: the injected 200 ms hole is one underrun, its gap 200 ms within a frame.
+// checkGap: the injected 200 ms hole is one underrun, its gap the agent's log's within a frame.
 func checkGap(t *testing.T, res callers.CallResult, turns []callers.Turn, obs []observed, a *agent) {
 	checkTiming(t, res, turns, obs, a)
 	for i, tr := range turns {
@@ -200,8 +200,13 @@ func checkGap(t *testing.T, res callers.CallResult, turns []callers.Turn, obs []
 		if truth.underruns == 1 && tr.Underruns != 1 {
 			t.Errorf("turn %d: %d underruns for one injected gap", tr.Turn, tr.Underruns)
 		}
-		if d := tr.LongestGap.Duration() - 200*time.Millisecond; d < -frame || d > frame+truth.longest-200*time.Millisecond {
-			t.Errorf("turn %d: longest gap %v, injected 200ms", tr.Turn, tr.LongestGap)
+		// The hole is measured against play-out from the first arrival, so a late first send
+		// shortens it: the agent's log, not the 200 ms asked for, is what the caller must match.
+		if truth.underruns == 1 && truth.longest < 100*time.Millisecond {
+			t.Errorf("turn %d: the agent's log shows a %v hole for 200ms injected", tr.Turn, truth.longest)
+		}
+		if d := tr.LongestGap.Duration() - truth.longest; d < -frame || d > frame {
+			t.Errorf("turn %d: longest gap %v, the agent's log says %v (200ms injected)", tr.Turn, tr.LongestGap, truth.longest)
 		}
 	}
 }
