@@ -45,7 +45,7 @@ demo: build
 # then how many callers one core drives (send lateness p99 <= 5 ms) against `callfleet agent --echo`.
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./audio/ ./speech/... ./callers/... ./agent-under-test/turn/ | tee bench.txt
-	scripts/bench-agent.sh 4,8,16,32,45 30s | tee -a bench.txt
+	scripts/bench-agent.sh | tee -a bench.txt
 	scripts/bench-fleet.sh | tee -a bench.txt
 
 fixtures: deps

@@ -12,15 +12,13 @@ dur=${2:-30s}
 port=${BENCH_PORT:-18555}
 out=results/bench-agent-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
-agent=
-stop_agent() { if [ -n "$agent" ]; then kill "$agent" 2>/dev/null; wait "$agent" 2>/dev/null || true; agent=; fi; }
+. scripts/agent.sh
 trap stop_agent EXIT
 
 for tr in twilio webrtc; do
 	bin/callfleet agent --listen 127.0.0.1:$port >"$out/agent-$tr.log" 2>&1 &
 	agent=$!
-	for i in $(seq 100); do curl -sf http://127.0.0.1:$port/metrics >/dev/null && break; sleep 0.1; done
-	curl -sf http://127.0.0.1:$port/metrics >/dev/null || { echo "bench-agent: the agent did not start, see $out/agent-$tr.log"; exit 1; }
+	await_agent $port "$out/agent-$tr.log"
 	if [ $tr = twilio ]; then
 		target=(--target ws://127.0.0.1:$port/twilio/ws --events-url "http://127.0.0.1:$port/calls/{callSid}/events")
 	else

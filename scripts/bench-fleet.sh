@@ -15,11 +15,11 @@ port=${BENCH_PORT:-18556}
 if [ "$(nproc)" -lt 2 ]; then echo "bench-fleet: needs 2 cores (callers on one, the echo agent on the other)"; exit 1; fi
 out=results/bench-fleet-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
+. scripts/agent.sh
+trap stop_agent EXIT
 taskset -c 1 bin/callfleet agent --echo --idle-prompt 0 --listen 127.0.0.1:$port >"$out/agent.log" 2>&1 &
 agent=$!
-trap 'kill $agent 2>/dev/null; wait $agent 2>/dev/null || true' EXIT
-for i in $(seq 100); do curl -sf http://127.0.0.1:$port/metrics >/dev/null && break; sleep 0.1; done
-curl -sf http://127.0.0.1:$port/metrics >/dev/null || { echo "bench-fleet: the agent did not start, see $out/agent.log"; exit 1; }
+await_agent $port "$out/agent.log"
 
 # per_core prints the generator table and the largest step with send lateness p99 <= 5 ms.
 per_core() {
