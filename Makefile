@@ -6,18 +6,15 @@ GO ?= go
 export GOFLAGS := -tags=nolibopusfile
 BIN := bin/callfleet
 
-# Debian packages the build and the tests need: cgo libraries (Opus, PocketSphinx, flite), the
-# acoustic model, espeak-ng (an extra voice family), Chromium for the browser test, tmux for the
-# terminal UI test, sox for inspecting audio by hand.
-DEB_PACKAGES := pkg-config gcc libc6-dev libopus-dev libopusfile-dev libpocketsphinx-dev \
-	libsphinxbase-dev pocketsphinx-en-us espeak-ng flite1-dev chromium tmux sox ca-certificates
+# The Debian packages the build, the tests, the scripts and the binary need, and what each must
+# provide, are listed in scripts/deps.txt; deps installs the missing ones and checks every promise.
 
 .PHONY: all deps build test vet race accuracy browser demo bench fixtures lint fuzz clean
 
 all: build
 
 deps:
-	@scripts/deps.sh $(DEB_PACKAGES)
+	@scripts/deps.sh scripts/deps.txt
 
 build: deps
 	$(GO) build -o $(BIN) ./cmd/callfleet
