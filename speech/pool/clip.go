@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/callfleet/callfleet/audio"
+	"github.com/callfleet/callfleet/speech/tts"
 )
 
 // Codec names a form a clip is kept in, ready to send.
@@ -48,8 +49,10 @@ type Clip struct {
 	Voice  string
 	// PCM is 16 kHz mono, a whole number of frames long.
 	PCM []int16
-	// First and Last are the sample indices of the first and last voiced sample in PCM: what the
-	// speech_start and speech_end marks mean.
+	// First and Last are the sample indices (at 16 kHz) of the first and last voiced sample: what
+	// the speech_start and speech_end marks mean. A pool with one wire codec finds them in the
+	// rendition it sends, decoded, since that is what the agent hears: mu-law at 8 kHz loses the
+	// /s/ of "six" above 4 kHz, and Opus delays every sample by its look-ahead.
 	First, Last int
 	// PauseStart and PauseEnd bound the silence between the halves of a split clip (last voiced
 	// sample of the first half + 1, first voiced sample of the second half); zero otherwise.
@@ -134,4 +137,42 @@ func frameOpus(pcm48k []int16, bitrate int) ([][]byte, error) {
 		out = append(out, append([]byte(nil), pkt...)) // the encoder may reuse its buffer
 	}
 	return out, nil
+}
+
+// boundsAsSent moves First and Last to the voiced bounds of the clip's codec rendition, decoded as
+// the far end decodes it, in 16 kHz sample units (so StartFrame and EndFrame name the packets that
+// carry them). A rendition with no voiced window keeps the 16 kHz bounds.
+func (c *Clip) boundsAsSent(codec Codec) error {
+	var pcm []int16
+	var rate int
+	switch codec {
+	case CodecMulaw:
+		rate = 8000
+		for _, f := range c.Mulaw {
+			pcm = audio.MulawDecode(pcm, f)
+		}
+	case CodecOpus:
+		rate = audio.OpusRate
+		dec, err := audio.NewOpusDecoder()
+		if err != nil {
+			return fmt.Errorf("bounds of %q as sent: %w", c.Digits, err)
+		}
+		for i, pkt := range c.Opus {
+			out, err := dec.Decode(pkt)
+			if err != nil {
+				return fmt.Errorf("bounds of %q as sent: packet %d: %w", c.Digits, i, err)
+			}
+			pcm = append(pcm, out...)
+		}
+	default:
+		return nil
+	}
+	first, last, ok := tts.VoicedBounds(pcm, rate)
+	if !ok {
+		return nil
+	}
+	// sample k at rate r lies in 16 kHz samples [k*16000/r, (k+1)*16000/r)
+	c.First = first * Rate / rate
+	c.Last = min(len(c.PCM)-1, ((last+1)*Rate-1)/rate)
+	return nil
 }

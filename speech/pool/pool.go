@@ -157,7 +157,23 @@ func (p *Pool) finish(c *Clip, pcm []int16) (*Clip, error) {
 	if err := c.Encode(p.opts.Codecs, p.opts.OpusBitrate); err != nil {
 		return nil, err
 	}
+	if wire := wireCodecs(p.opts.Codecs); len(wire) == 1 {
+		if err := c.boundsAsSent(wire[0]); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
+}
+
+// wireCodecs are the encoded forms among codecs (16 kHz PCM is the clip itself).
+func wireCodecs(codecs []Codec) []Codec {
+	var out []Codec
+	for _, c := range codecs {
+		if c == CodecMulaw || c == CodecOpus {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Len is the number of phrases in the pool.

@@ -2,6 +2,7 @@ package pool
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -189,6 +190,55 @@ func TestRecordingsFixture(t *testing.T) {
 		c := p.Clip(i)
 		if c.Voiced() < time.Duration(len(c.Digits))*150*time.Millisecond {
 			t.Errorf("%q voiced for only %v", c.Digits, c.Voiced())
+		}
+	}
+}
+
+// fricativeSource renders every phrase as 300 ms of a 200 Hz tone followed by 40 ms of a 6 kHz
+// tone: a final /s/ whose energy lies above the telephone band.
+type fricativeSource struct{}
+
+func (fricativeSource) Name() string { return "test:fricative" }
+
+func (fricativeSource) Render(string) ([]int16, error) {
+	pcm := make([]int16, Rate/10, Rate)
+	for i := range Rate * 3 / 10 {
+		pcm = append(pcm, int16(8000*math.Sin(2*math.Pi*200*float64(i)/Rate)))
+	}
+	for i := range Rate * 4 / 100 {
+		pcm = append(pcm, int16(6000*math.Sin(2*math.Pi*6000*float64(i)/Rate)))
+	}
+	return append(pcm, make([]int16, Rate/10)...), nil
+}
+
+// TestBoundsAsSent: a pool with one wire codec marks the voiced bounds the far end can hear. Over
+// mu-law a final /s/ above 4 kHz is gone, so the last voiced sample comes 40 ms earlier than in the
+// 16 kHz clip; Opus's look-ahead delays both bounds by a few ms.
+func TestBoundsAsSent(t *testing.T) {
+	ctx := context.Background()
+	build := func(c Codec) *Clip {
+		p, err := Build(ctx, fricativeSource{}, Options{Size: 1, Seed: 1, Codecs: []Codec{c}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Clip(0)
+	}
+	ms := func(n int) float64 { return float64(n) * 1000 / Rate }
+	wide, mu, op := build(CodecPCM16k), build(CodecMulaw), build(CodecOpus)
+	t.Logf("16 kHz %.1f..%.1f ms, mu-law %.1f..%.1f ms, opus %.1f..%.1f ms",
+		ms(wide.First), ms(wide.Last), ms(mu.First), ms(mu.Last), ms(op.First), ms(op.Last))
+	if d := ms(wide.Last - mu.Last); d < 35 || d > 45 {
+		t.Errorf("mu-law ends %.1f ms before the 16 kHz clip, want the 40 ms /s/ gone", d)
+	}
+	if d := ms(mu.First - wide.First); d < -1 || d > 1 {
+		t.Errorf("mu-law starts %.1f ms from the 16 kHz clip, want the same onset", d)
+	}
+	if d := ms(op.First - wide.First); d < 2 || d > 10 {
+		t.Errorf("opus starts %.1f ms after the 16 kHz clip, want its look-ahead (a few ms)", d)
+	}
+	for _, c := range []*Clip{mu, op} {
+		if c.First >= c.Last || c.Last >= len(c.PCM) || c.EndFrame() != c.Last/FrameSamples {
+			t.Errorf("%s: bounds %d..%d of %d", c.Voice, c.First, c.Last, len(c.PCM))
 		}
 	}
 }
