@@ -23,6 +23,17 @@ var wordDigit = map[string]byte{
 // each side), so "seven for one" keeps "741" but "7134, to confirm" stays "7134".
 var homophones = map[string]bool{"won": true, "to": true, "too": true, "for": true, "fore": true, "ate": true, "o": true}
 
+// teens and tens: a recogniser that groups digits ("seventy-one thirty-four" for 7134, as
+// OpenAI-style servers sometimes write a spoken digit string) still names every digit.
+var teens = map[string]string{
+	"ten": "10", "eleven": "11", "twelve": "12", "thirteen": "13", "fourteen": "14",
+	"fifteen": "15", "sixteen": "16", "seventeen": "17", "eighteen": "18", "nineteen": "19",
+}
+
+var tens = map[string]byte{
+	"twenty": '2', "thirty": '3', "forty": '4', "fifty": '5', "sixty": '6', "seventy": '7', "eighty": '8', "ninety": '9',
+}
+
 // repeaters say how many times the next digit is spoken ("double seven" -> "77").
 var repeaters = map[string]int{"double": 2, "triple": 3}
 
@@ -35,24 +46,32 @@ func Normalize(transcript string) string {
 	// A homophone is kept only when a neighbouring token is a sure digit.
 	sure := make([]bool, len(toks))
 	for i, t := range toks {
-		sure[i] = isNumeric(t) || (wordDigit[t] != 0 && !homophones[t])
+		sure[i] = isNumeric(t) || (wordDigit[t] != 0 && !homophones[t]) || teens[t] != "" || tens[t] != 0
 	}
 	repeat := 1
-	for i, t := range toks {
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
 		if n, ok := repeaters[t]; ok {
 			repeat = n
 			continue
 		}
+		var d string
 		switch {
 		case isNumeric(t):
-			for k := 0; k < repeat; k++ {
-				out = append(out, t...)
+			d = t
+		case teens[t] != "":
+			d = teens[t]
+		case tens[t] != 0:
+			d = string(tens[t]) + "0"
+			// "seventy one": the unit fills the tens' zero
+			if i+1 < len(toks) && sure[i+1] && !isNumeric(toks[i+1]) && wordDigit[toks[i+1]] > '0' {
+				d = string(tens[t]) + string(wordDigit[toks[i+1]])
+				i++
 			}
 		case wordDigit[t] != 0 && (!homophones[t] || inRun(sure, i)):
-			for k := 0; k < repeat; k++ {
-				out = append(out, wordDigit[t])
-			}
+			d = string(wordDigit[t])
 		}
+		out = append(out, strings.Repeat(d, repeat)...)
 		repeat = 1
 	}
 	return string(out)

@@ -30,6 +30,17 @@ func TestNormalize(t *testing.T) {
 		{"Seven1three4", "7134"},
 		{"five, six, seven, eight, nine", "56789"},
 		{"for seven one", "471"},
+		// what OpenAI-compatible servers (whisper.cpp, speaches, LocalAI) return for a digit phrase
+		{"7, 1, 3, 4.", "7134"},
+		{"71-34", "7134"},
+		{"Seven one three four.", "7134"},
+		{"Seventy-one thirty-four.", "7134"},
+		{"seventy one, thirty four, five", "71345"},
+		{"twelve thirty", "1230"},
+		{"Nineteen, oh, four.", "1904"},
+		{"sixty", "60"},
+		{"7,134", "7134"},
+		{" 7 1 3 4 5 ", "71345"},
 	}
 	for _, c := range cases {
 		if got := Normalize(c.in); got != c.want {

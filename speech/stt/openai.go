@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/callfleet/callfleet/speech"
 )
 
 // OpenAI transcribes through an OpenAI-compatible server (whisper.cpp, faster-whisper, vLLM, OpenAI).
@@ -33,13 +35,14 @@ var defaultHTTPClient = &http.Client{Timeout: DefaultHTTPTimeout}
 // maxErrBody bounds how much of a failed response is quoted in the error.
 const maxErrBody = 512
 
-// Transcribe posts the audio and returns the digits of the transcript ("" if none).
+// Transcribe posts the audio and returns the digits of the transcript ("" if none), normalised as
+// any free-form transcript is: servers write "7, 1, 3, 4.", "71-34" or "Seventy-one thirty-four."
 func (o *OpenAI) Transcribe(ctx context.Context, pcm16k []int16) (string, error) {
 	text, err := o.TranscribeText(ctx, pcm16k)
 	if err != nil {
 		return "", err
 	}
-	return wordsToDigits(text), nil
+	return speech.Normalize(text), nil
 }
 
 // TranscribeText posts the audio as a 16 kHz WAV file and returns the server's raw text.

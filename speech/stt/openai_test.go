@@ -102,6 +102,27 @@ func TestOpenAI(t *testing.T) {
 	}
 }
 
+// TestOpenAITexts: the forms OpenAI-compatible servers write a spoken digit string in.
+func TestOpenAITexts(t *testing.T) {
+	pcm := make([]int16, 1600)
+	for _, tc := range []struct{ text, want string }{
+		{"7, 1, 3, 4.", "7134"},
+		{"71-34", "7134"},
+		{"Seven one three four.", "7134"},
+		{"Seventy-one, thirty-four.", "7134"},
+		{" 7 1 3 4 5.", "71345"},
+		{"Thank you.", ""},
+	} {
+		srv := fakeWhisper(t, len(pcm), tc.text)
+		o := &OpenAI{URL: srv.URL, Model: "whisper-1", APIKey: "sk-test", Client: srv.Client()}
+		got, err := o.Transcribe(context.Background(), pcm)
+		srv.Close()
+		if err != nil || got != tc.want {
+			t.Errorf("server text %q: Transcribe = %q, %v; want %q", tc.text, got, err, tc.want)
+		}
+	}
+}
+
 func TestOpenAIErrors(t *testing.T) {
 	var release = make(chan struct{})
 	mux := http.NewServeMux()
