@@ -5,4 +5,10 @@
 //
 // Endpoints: POST /twiml, GET /twilio/ws, POST /api/offer, GET /calls/{id}/events (SSE),
 // GET /metrics (Prometheus), GET / (a page to talk to it from a browser).
+//
+// It stands up to hostile or broken clients: a call slot is taken only once a valid offer or
+// Twilio start has arrived (within Config.SetupTimeout), the live-call limit defaults to what the
+// process's file descriptors and memory hold (Resources), call ids are unique across transports,
+// calls end at Config.MaxCallLength, recordings never overwrite a file, event subscribers are
+// capped, and bad input is counted by transport and kind and logged once per call and kind.
 package agent

@@ -1,7 +1,8 @@
 package agent
 
 import (
-	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 	"time"
@@ -12,9 +13,14 @@ import (
 // hub fans each call's RTVI messages out to its SSE subscribers. A subscriber may come before
 // the call does (a Twilio caller knows its callSid before it sends start), so topics are made by
 // whichever comes first. Publishing never blocks: a subscriber that falls behind loses messages.
+// Both the subscribers of a call and the topics waiting for a call are capped.
 type hub struct {
-	mu     sync.Mutex
-	topics map[string]*topic
+	maxSubs    int // per topic
+	maxPending int // topics without a live call
+
+	mu      sync.Mutex
+	topics  map[string]*topic
+	pending int
 }
 
 type topic struct {
@@ -24,22 +30,27 @@ type topic struct {
 	endOnce sync.Once
 }
 
-func newHub() *hub { return &hub{topics: map[string]*topic{}} }
+func newHub(maxSubs, maxPending int) *hub {
+	return &hub{maxSubs: maxSubs, maxPending: maxPending, topics: map[string]*topic{}}
+}
 
-func (h *hub) topicLocked(id string) *topic {
-	t, ok := h.topics[id]
-	if !ok {
-		t = &topic{subs: map[chan rtvi.Message]struct{}{}, ended: make(chan struct{})}
-		h.topics[id] = t
-	}
-	return t
+func newTopic() *topic {
+	return &topic{subs: map[chan rtvi.Message]struct{}{}, ended: make(chan struct{})}
 }
 
 // open marks a call live; close ends its subscribers' streams.
 func (h *hub) open(id string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.topicLocked(id).live = true
+	t, ok := h.topics[id]
+	switch {
+	case !ok:
+		t = newTopic()
+		h.topics[id] = t
+	case !t.live:
+		h.pending--
+	}
+	t.live = true
 }
 
 func (h *hub) close(id string) {
@@ -47,6 +58,9 @@ func (h *hub) close(id string) {
 	t, ok := h.topics[id]
 	if ok {
 		delete(h.topics, id)
+		if !t.live {
+			h.pending--
+		}
 	}
 	h.mu.Unlock()
 	if ok {
@@ -69,13 +83,23 @@ func (h *hub) publish(id string, m rtvi.Message) {
 	}
 }
 
-func (h *hub) subscribe(id string) (chan rtvi.Message, *topic) {
+func (h *hub) subscribe(id string) (chan rtvi.Message, *topic, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	t := h.topicLocked(id)
+	t, ok := h.topics[id]
+	switch {
+	case ok && len(t.subs) >= h.maxSubs:
+		return nil, nil, fmt.Errorf("%w (%d)", errTooManySubscribers, h.maxSubs)
+	case !ok && h.pending >= h.maxPending:
+		return nil, nil, fmt.Errorf("%w (%d)", errTooManyPending, h.maxPending)
+	case !ok:
+		t = newTopic()
+		h.topics[id] = t
+		h.pending++
+	}
 	ch := make(chan rtvi.Message, 64)
 	t.subs[ch] = struct{}{}
-	return ch, t
+	return ch, t, nil
 }
 
 func (h *hub) unsubscribe(id string, ch chan rtvi.Message) {
@@ -85,6 +109,7 @@ func (h *hub) unsubscribe(id string, ch chan rtvi.Message) {
 		delete(t.subs, ch)
 		if len(t.subs) == 0 && !t.live {
 			delete(h.topics, id)
+			h.pending--
 		}
 	}
 }
@@ -96,8 +121,12 @@ func (h *hub) isLive(id string) bool {
 	return ok && t.live
 }
 
-// pendingWait is how long an SSE subscriber may wait for its call to start.
-const pendingWait = 10 * time.Second
+// pendingWait is how long an SSE subscriber may wait for its call to start; sseWriteTimeout how
+// long one event may take to reach a subscriber before it is dropped.
+const (
+	pendingWait     = 10 * time.Second
+	sseWriteTimeout = 10 * time.Second
+)
 
 // handleEvents serves GET /calls/{id}/events as Server-Sent Events of the call's RTVI messages.
 func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
@@ -106,54 +135,87 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":"bad call id"}`, http.StatusBadRequest)
 		return
 	}
-	fl, ok := w.(http.Flusher)
-	if !ok {
-		http.Error(w, `{"error":"streaming unsupported"}`, http.StatusInternalServerError)
+	ch, t, err := s.hub.subscribe(id)
+	if err != nil {
+		code := http.StatusServiceUnavailable
+		if errors.Is(err, errTooManySubscribers) {
+			code = http.StatusTooManyRequests
+		}
+		w.Header().Set("Retry-After", "1")
+		writeJSONError(w, code, fmt.Errorf("events of %q: %w", id, err))
 		return
 	}
-	ch, t := s.hub.subscribe(id)
 	defer s.hub.unsubscribe(id, ch)
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	fl.Flush()
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
+	sw, err := startSSE(w)
+	if err != nil {
+		return
+	}
 	wait := time.NewTimer(pendingWait)
 	defer wait.Stop()
 	for {
 		select {
-		case <-ctx.Done():
+		case <-r.Context().Done():
 			return
 		case <-s.ctx.Done():
 			return
 		case <-t.ended:
-			s.drain(w, ch)
+			sw.drain(ch)
 			return
 		case <-wait.C:
 			if !s.hub.isLive(id) {
 				return // no such call came
 			}
 		case m := <-ch:
-			if err := rtvi.WriteSSE(w, m); err != nil {
+			if sw.send(m) != nil {
 				return
 			}
-			fl.Flush()
 		}
 	}
 }
 
-func (s *Server) drain(w http.ResponseWriter, ch chan rtvi.Message) {
+// sseWriter writes one SSE response. The stream outlives the http.Server's WriteTimeout, so each
+// event gets a write deadline of its own. Reading needs none: a GET has no body, and net/http
+// clears the read deadline when it starts waiting for the client to go (startBackgroundRead).
+type sseWriter struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func startSSE(w http.ResponseWriter) (*sseWriter, error) {
+	sw := &sseWriter{w: w, rc: http.NewResponseController(w)}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	sw.deadline()
+	w.WriteHeader(http.StatusOK)
+	if err := sw.rc.Flush(); err != nil {
+		return nil, fmt.Errorf("sse: %w", err)
+	}
+	return sw, nil
+}
+
+func (sw *sseWriter) deadline() {
+	_ = sw.rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout)) // ErrNotSupported: no deadline to keep
+}
+
+func (sw *sseWriter) send(m rtvi.Message) error {
+	sw.deadline()
+	if err := rtvi.WriteSSE(sw.w, m); err != nil {
+		return fmt.Errorf("sse: %w", err)
+	}
+	return sw.rc.Flush()
+}
+
+// drain sends what is queued, once the call has ended.
+func (sw *sseWriter) drain(ch chan rtvi.Message) {
+	sw.deadline()
 	for {
 		select {
 		case m := <-ch:
-			if rtvi.WriteSSE(w, m) != nil {
+			if rtvi.WriteSSE(sw.w, m) != nil {
 				return
 			}
 		default:
-			if fl, ok := w.(http.Flusher); ok {
-				fl.Flush()
-			}
+			_ = sw.rc.Flush() // the stream ends here either way
 			return
 		}
 	}

@@ -20,7 +20,15 @@ type metrics struct {
 	refusals  *prometheus.CounterVec
 	idle      *prometheus.CounterVec
 	badInput  *prometheus.CounterVec
+	hangups   *prometheus.CounterVec
+	limit     prometheus.Gauge
 }
+
+// The transports, as the transport label of every series.
+const (
+	transportTwilio = "twilio"
+	transportWebRTC = "webrtc"
+)
 
 func newMetrics() *metrics {
 	buckets := []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5}
@@ -43,10 +51,19 @@ func newMetrics() *metrics {
 		idle: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "agent_idle_total",
 			Help: "Idle guard actions."}, []string{"action"}),
 		badInput: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "agent_bad_input_total",
-			Help: "Malformed or unexpected input, by entry point."}, []string{"entry"}),
+			Help: "Malformed or unexpected input, by transport and kind."}, []string{"transport", "kind"}),
+		hangups: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "agent_hangups_total",
+			Help: "Calls the agent ended, by transport and reason."}, []string{"transport", "reason"}),
+		limit: prometheus.NewGauge(prometheus.GaugeOpts{Name: "agent_max_calls",
+			Help: "The live-call limit; 0 = none."}),
 	}
 	m.reg.MustRegister(m.active, m.calls, m.turns, m.eotToText, m.textToTTS, m.bargeIns, m.refusals, m.idle, m.badInput,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		m.hangups, m.limit, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// Every transport's series exist from start-up, so a scrape before the first call reads 0, not absent.
+	for _, tr := range []string{transportTwilio, transportWebRTC} {
+		m.active.WithLabelValues(tr)
+		m.calls.WithLabelValues(tr)
+	}
 	return m
 }
 

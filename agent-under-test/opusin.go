@@ -3,6 +3,8 @@ package agent
 import (
 	"fmt"
 
+	"github.com/pion/rtp"
+
 	"github.com/callfleet/callfleet/agent-under-test/pipeline"
 	"github.com/callfleet/callfleet/audio"
 )
@@ -17,10 +19,32 @@ const maxConceal = 5
 type opusIn struct {
 	dec     *audio.OpusDecoder
 	push    func([]int16)
+	pt      uint8 // the negotiated payload type; 0 takes any
+	ssrc    uint32
 	last    uint16
 	started bool
 	pending []int16
 	quiet   audio.SilenceSkip // the caller's repeated silent packet is not decoded each time
+	pkt     rtp.Packet        // reused: its payload points into the caller's buffer
+}
+
+// rtp takes one RTP packet as it came off the wire (RFC 3550 §5.1). Errors wrap errBadRTP or
+// errBadOpus; the stream goes on after either.
+func (in *opusIn) rtp(b []byte) error {
+	if err := in.pkt.Unmarshal(b); err != nil {
+		return fmt.Errorf("%w: %w", errBadRTP, err)
+	}
+	if in.pkt.Version != 2 {
+		return fmt.Errorf("%w: version %d", errBadRTP, in.pkt.Version)
+	}
+	if in.pt != 0 && in.pkt.PayloadType != in.pt {
+		return fmt.Errorf("%w: payload type %d, negotiated %d", errBadRTP, in.pkt.PayloadType, in.pt)
+	}
+	if in.started && in.pkt.SSRC != in.ssrc {
+		in.started = false // a new source (RFC 3550 §8.2): its sequence numbers start afresh
+	}
+	in.ssrc = in.pkt.SSRC
+	return in.packet(in.pkt.SequenceNumber, in.pkt.Payload)
 }
 
 func (in *opusIn) packet(seq uint16, payload []byte) error {
@@ -32,7 +56,7 @@ func (in *opusIn) packet(seq uint16, payload []byte) error {
 		for i := uint16(1); i < d && i <= maxConceal; i++ {
 			pcm, err := in.dec.DecodePLC()
 			if err != nil {
-				return err
+				return fmt.Errorf("%w: conceal before %d: %w", errBadOpus, seq, err)
 			}
 			in.add(pcm)
 		}
@@ -47,7 +71,7 @@ func (in *opusIn) packet(seq uint16, payload []byte) error {
 	}
 	pcm, err := in.dec.Decode(payload)
 	if err != nil {
-		return fmt.Errorf("rtp packet %d: %w", seq, err)
+		return fmt.Errorf("%w: rtp packet %d: %w", errBadOpus, seq, err)
 	}
 	in.quiet.Decoded(payload, pcm)
 	in.add(pcm)

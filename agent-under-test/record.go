@@ -1,7 +1,9 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,11 +41,42 @@ func newRecorder(dir, id string) (*recorder, error) {
 		}
 		return r
 	}, id)
-	w, err := audio.CreateWAV(filepath.Join(dir, safe+".wav"), pipeline.Rate, 2)
+	path, err := claimFile(dir, safe, ".wav")
+	if err != nil {
+		return nil, fmt.Errorf("recording %s: %w", id, err)
+	}
+	// CreateWAV truncates: the file is the empty one just claimed, no one else's recording.
+	w, err := audio.CreateWAV(path, pipeline.Rate, 2)
 	if err != nil {
 		return nil, fmt.Errorf("recording %s: %w", id, err)
 	}
 	return &recorder{w: w, stereo: make([]int16, 2*pipeline.FrameSamples)}, nil
+}
+
+// maxSuffix bounds the names tried for one call id (a callSid reused across agent restarts).
+const maxSuffix = 1000
+
+// claimFile creates dir/name+ext, or dir/name-1+ext, -2, ... whichever does not exist yet, with
+// O_EXCL so that no existing recording, nor one another agent is writing, is ever overwritten.
+func claimFile(dir, name, ext string) (string, error) {
+	for i := 0; i < maxSuffix; i++ {
+		p := filepath.Join(dir, name+ext)
+		if i > 0 {
+			p = filepath.Join(dir, fmt.Sprintf("%s-%d%s", name, i, ext))
+		}
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("claim %s: %w", p, err)
+		}
+		if err := f.Close(); err != nil {
+			return "", fmt.Errorf("claim %s: %w", p, err)
+		}
+		return p, nil
+	}
+	return "", fmt.Errorf("claim %s%s: %d names taken: %w", name, ext, maxSuffix, fs.ErrExist)
 }
 
 func (r *recorder) Caller(frame []int16) {

@@ -32,18 +32,17 @@ type Server struct {
 	ctx    context.Context // ends every call on Shutdown
 	cancel context.CancelFunc
 
-	mu      sync.Mutex
-	live    int
-	closing bool
-	wg      sync.WaitGroup
-	nextID  atomic.Int64
-}
+	mu        sync.Mutex
+	live      int
+	ids       map[string]struct{} // of the live calls
+	setups    int                 // connections whose offer or start has not arrived
+	maxSetups int
+	closing   bool
+	wg        sync.WaitGroup
+	nextID    atomic.Int64
 
-// Errors an admission can end with.
-var (
-	ErrTooManyCalls = errors.New("live-call limit reached")
-	ErrShuttingDown = errors.New("agent is shutting down")
-)
+	reqLog requestLog
+}
 
 // New builds the agent; the STT model and the voice are shared by every call.
 func New(cfg Config, model *stt.Model, l llm.LLM, voice tts.Voice, log *slog.Logger) (*Server, error) {
@@ -53,7 +52,11 @@ func New(cfg Config, model *stt.Model, l llm.LLM, voice tts.Voice, log *slog.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{cfg: cfg, log: log, m: newMetrics(), hub: newHub(), mux: http.NewServeMux()}
+	s := &Server{cfg: cfg, log: log, m: newMetrics(), mux: http.NewServeMux(), ids: map[string]struct{}{},
+		maxSetups: setupLimit(cfg.MaxCalls)}
+	// Subscriptions may wait for calls that have not started: as many as calls may be set up.
+	s.hub = newHub(cfg.maxSubscribers(), s.maxSetups)
+	s.m.limit.Set(float64(cfg.MaxCalls))
 	s.deps = pipeline.Deps{STT: model, LLM: l, Voice: voice, Observer: observer{s.m}, Log: log}
 	if text := cfg.Pipeline.IdleText; text != "" && cfg.Pipeline.IdlePrompt > 0 {
 		pcm, err := voice.Synthesize(text)
@@ -82,44 +85,16 @@ func New(cfg Config, model *stt.Model, l llm.LLM, voice tts.Voice, log *slog.Log
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
 
-// admit reserves a live-call slot; the release func gives it back.
-func (s *Server) admit(transport string) (func(), error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	switch {
-	case s.closing:
-		s.m.refusals.WithLabelValues("shutting_down").Inc()
-		return nil, ErrShuttingDown
-	case s.cfg.MaxCalls > 0 && s.live >= s.cfg.MaxCalls:
-		s.m.refusals.WithLabelValues("max_calls").Inc()
-		return nil, fmt.Errorf("%w (%d)", ErrTooManyCalls, s.cfg.MaxCalls)
-	}
-	s.live++
-	s.wg.Add(1)
-	s.m.active.WithLabelValues(transport).Inc()
-	s.m.calls.WithLabelValues(transport).Inc()
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			s.mu.Lock()
-			s.live--
-			s.mu.Unlock()
-			s.m.active.WithLabelValues(transport).Dec()
-			s.wg.Done()
-		})
-	}, nil
-}
-
 // startCall builds a call's pipeline with its events and recording. The returned stop func
 // closes the recording and the events stream; call it once the transport is done with Push.
-func (s *Server) startCall(id string, out pipeline.Output, extra func(rtvi.Message)) (*pipeline.Call, func(), error) {
+func (s *Server) startCall(id string, out pipeline.Output, extra func(rtvi.Message)) (*pipeline.Call, *callEvents, func(), error) {
 	ev := &callEvents{id: id, hub: s.hub, extra: extra}
 	var rec *recorder
 	var prec pipeline.Recorder
 	if s.cfg.RecordDir != "" {
 		var err error
 		if rec, err = newRecorder(s.cfg.RecordDir, id); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		prec = rec
 	}
@@ -128,7 +103,7 @@ func (s *Server) startCall(id string, out pipeline.Output, extra func(rtvi.Messa
 		if rec != nil {
 			rec.Close()
 		}
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	s.hub.open(id)
 	stop := func() {
@@ -140,7 +115,7 @@ func (s *Server) startCall(id string, out pipeline.Output, extra func(rtvi.Messa
 			}
 		}
 	}
-	return c, stop, nil
+	return c, ev, stop, nil
 }
 
 // Shutdown refuses new calls, ends the live ones cleanly and waits for them (bounded by ctx).
@@ -166,9 +141,4 @@ func (s *Server) Live() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.live
-}
-
-func (s *Server) badInput(entry string, err error) {
-	s.m.badInput.WithLabelValues(entry).Inc()
-	s.log.Info("bad input", "entry", entry, "err", err)
 }

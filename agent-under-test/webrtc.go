@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -42,15 +43,6 @@ var opusCodec = webrtc.RTPCodecCapability{
 	MimeType: webrtc.MimeTypeOpus, ClockRate: 48000, Channels: 2, SDPFmtpLine: "minptime=10;useinbandfec=1",
 }
 
-// Errors an offer can be refused with (HTTP 400, or 409 for a pc_id in use).
-var (
-	errNoAudio     = errors.New("offer has no audio m-line")
-	errNoOpus      = errors.New("offer's audio does not offer opus/48000/2 (RFC 7587)")
-	errBadPCID     = errors.New("pc_id must be 1-128 printable ASCII characters without / or \\")
-	errPCIDInUse   = errors.New("pc_id names a live call; renegotiation is not supported")
-	errRejectOffer = errors.New("offer rejected")
-)
-
 // rtcTransport is the WebRTC side of the agent (pion): pipecat SmallWebRTC offers on
 // POST /api/offer, one Opus track each way, RTVI on the data channel the client opens.
 //
@@ -65,7 +57,7 @@ type rtcTransport struct {
 	api *webrtc.API
 
 	mu    sync.Mutex
-	calls map[string]*rtcCall // by pc_id; nil while an offer is being answered
+	calls map[string]*rtcCall // by pc_id, from the peer connection's creation to finish
 }
 
 func newRTCTransport(s *Server) (*rtcTransport, error) {
@@ -89,22 +81,33 @@ func newRTCTransport(s *Server) (*rtcTransport, error) {
 	return &rtcTransport{s: s, api: api, calls: map[string]*rtcCall{}}, nil
 }
 
+// answerWriteTimeout bounds writing the answer, which comes after ICE gathering (gatherTimeout).
+const answerWriteTimeout = gatherTimeout + 10*time.Second
+
 // handleOffer answers a SmallWebRTC offer (pipecat's POST /api/offer): JSON {sdp, type, pc_id?}
-// in, {sdp, type:"answer", pc_id} out, the answer carrying every ICE candidate (no trickle).
+// in, {sdp, type:"answer", pc_id} out, the answer carrying every ICE candidate (no trickle). The
+// request holds a setup place while its body arrives and a call slot only once the offer is valid.
 func (t *rtcTransport) handleOffer(w http.ResponseWriter, r *http.Request) {
-	release, err := t.s.admit("webrtc")
+	setupDone, err := t.s.setup()
 	if err != nil {
 		w.Header().Set("Retry-After", "1")
 		writeJSONError(w, http.StatusServiceUnavailable, err)
 		return
 	}
-	c, sdp, err := t.answer(r, release)
+	offer, err := t.readOffer(w, r)
+	setupDone()
 	if err != nil {
-		code := offerStatus(err)
-		if code == http.StatusBadRequest || code == http.StatusConflict {
-			t.s.badInput("offer", err)
-		}
-		writeJSONError(w, code, err)
+		t.refuse(w, err)
+		return
+	}
+	id, release, err := t.admitOffer(offer.PCID)
+	if err != nil {
+		t.refuse(w, err)
+		return
+	}
+	c, sdp, err := t.answer(r, id, offer.SDP, release)
+	if err != nil {
+		t.refuse(w, err)
 		return
 	}
 	go c.supervise()
@@ -112,25 +115,53 @@ func (t *rtcTransport) handleOffer(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(signaling.Answer{SDP: sdp, Type: signaling.TypeAnswer, PCID: c.id})
 }
 
-// answer checks the offer and sets up its call. It owns release: on an error it has been called.
-func (t *rtcTransport) answer(r *http.Request, release func()) (*rtcCall, string, error) {
+// readOffer reads and checks the offer within SetupTimeout, before any slot is taken.
+func (t *rtcTransport) readOffer(w http.ResponseWriter, r *http.Request) (signaling.Offer, error) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(t.s.cfg.setupTimeout())) // ErrNotSupported: no deadline to keep
+	// Once the body is read, net/http clears the read deadline itself (startBackgroundRead).
 	offer, err := signaling.DecodeOffer(r.Body)
-	if err != nil {
-		err = fmt.Errorf("%w: %w", errRejectOffer, err)
-	} else if err = checkOffer(offer.SDP); err == nil {
-		offer.PCID, err = t.reserve(offer.PCID)
+	_ = rc.SetWriteDeadline(time.Now().Add(answerWriteTimeout))
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		// The read deadline stays: the server must not wait for the rest of this body either.
+		w.Header().Set("Connection", "close")
+		return signaling.Offer{}, fmt.Errorf("%w: no offer within %v: %w", errRejectOffer, t.s.cfg.setupTimeout(), err)
+	case err != nil:
+		return signaling.Offer{}, fmt.Errorf("%w: %w", errRejectOffer, err)
 	}
+	if err := checkOffer(offer.SDP); err != nil {
+		return signaling.Offer{}, err
+	}
+	if offer.PCID != "" && !validCallID(offer.PCID) {
+		return signaling.Offer{}, errBadPCID
+	}
+	return offer, nil
+}
+
+// admitOffer takes a call slot under the offer's pc_id, or a fresh "pc-<n>".
+func (t *rtcTransport) admitOffer(pcID string) (string, func(), error) {
+	if pcID != "" {
+		release, err := t.s.admit(transportWebRTC, pcID)
+		return pcID, release, err
+	}
+	for {
+		id := fmt.Sprintf("pc-%d", t.s.nextID.Add(1))
+		release, err := t.s.admit(transportWebRTC, id)
+		if !errors.Is(err, ErrCallIDInUse) { // a Twilio callSid may have taken the name
+			return id, release, err
+		}
+	}
+}
+
+// answer sets up the admitted call. It owns release: on an error it has been called.
+func (t *rtcTransport) answer(r *http.Request, id, offer string, release func()) (*rtcCall, string, error) {
+	c, err := t.newCall(id, release)
 	if err != nil {
 		release()
 		return nil, "", err
 	}
-	c, err := t.newCall(offer.PCID, release)
-	if err != nil {
-		t.forget(offer.PCID)
-		release()
-		return nil, "", err
-	}
-	sdp, err := c.negotiate(r.Context(), offer.SDP)
+	sdp, err := c.negotiate(r.Context(), offer)
 	if err != nil {
 		c.finish()
 		return nil, "", err
@@ -138,16 +169,33 @@ func (t *rtcTransport) answer(r *http.Request, release func()) (*rtcCall, string
 	return c, sdp, nil
 }
 
-func offerStatus(err error) int {
-	switch {
-	case errors.Is(err, errPCIDInUse):
-		return http.StatusConflict
-	case errors.Is(err, errRejectOffer), errors.Is(err, errBadPCID):
-		return http.StatusBadRequest
-	case errors.Is(err, ErrShuttingDown):
-		return http.StatusServiceUnavailable
+// refuse answers an offer that gets no call, counting the client's mistakes as bad input.
+func (t *rtcTransport) refuse(w http.ResponseWriter, err error) {
+	code, kind := offerStatus(err)
+	if kind != kindUnknown {
+		t.s.badRequest(transportWebRTC, kind, err)
 	}
-	return http.StatusInternalServerError
+	if code == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "1")
+	}
+	writeJSONError(w, code, err)
+}
+
+// offerStatus is the HTTP status for an offer's error, and its bad-input kind if it is the client's.
+func offerStatus(err error) (int, inputKind) {
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return http.StatusRequestTimeout, kindSetupTimeout
+	case errors.Is(err, ErrCallIDInUse):
+		return http.StatusConflict, kindCallIDInUse
+	case errors.Is(err, errBadPCID):
+		return http.StatusBadRequest, kindBadPCID
+	case errors.Is(err, errRejectOffer):
+		return http.StatusBadRequest, kindBadOffer
+	case errors.Is(err, ErrShuttingDown), errors.Is(err, ErrTooManyCalls), errors.Is(err, ErrSetupLimit):
+		return http.StatusServiceUnavailable, kindUnknown
+	}
+	return http.StatusInternalServerError, kindUnknown
 }
 
 func writeJSONError(w http.ResponseWriter, code int, err error) {
@@ -180,34 +228,6 @@ func checkOffer(sdp string) error {
 		return fmt.Errorf("%w: %w", errRejectOffer, errNoAudio)
 	}
 	return fmt.Errorf("%w: %w", errRejectOffer, errNoOpus)
-}
-
-// reserve claims the call's id: the offer's pc_id, or a fresh "pc-<n>".
-func (t *rtcTransport) reserve(pcID string) (string, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if pcID != "" {
-		if !validPCID(pcID) {
-			return "", errBadPCID
-		}
-		if _, live := t.calls[pcID]; live {
-			return "", fmt.Errorf("%w: %q", errPCIDInUse, pcID)
-		}
-		t.calls[pcID] = nil
-		return pcID, nil
-	}
-	for {
-		id := fmt.Sprintf("pc-%d", t.s.nextID.Add(1))
-		if _, taken := t.calls[id]; !taken {
-			t.calls[id] = nil
-			return id, nil
-		}
-	}
-}
-
-func validPCID(id string) bool {
-	bad := func(r rune) bool { return r <= ' ' || r > '~' || r == '/' || r == '\\' }
-	return id != "" && len(id) <= 128 && strings.IndexFunc(id, bad) < 0
 }
 
 func (t *rtcTransport) forget(id string) {

@@ -68,8 +68,10 @@ type rtcCall struct {
 	enc     *audio.OpusEncoder // owned by the pacer (Send)
 	pkt     []byte
 	call    *pipeline.Call
+	ev      *callEvents
 	stop    func()
 	release func()
+	in      *inputLog
 
 	mu     sync.Mutex
 	closed bool           // finish has begun: no new goroutines, no grace timer
@@ -107,9 +109,10 @@ func (t *rtcTransport) newCall(id string, release func()) (*rtcCall, error) {
 	if err != nil {
 		return nil, fmt.Errorf("call %s: new peer connection: %w", id, err)
 	}
-	c := &rtcCall{t: t, id: id, log: t.s.log.With("call", id, "transport", "webrtc"), pc: pc, track: track,
-		enc: enc, release: release, connected: make(chan struct{}), ended: make(chan struct{})}
-	if c.call, c.stop, err = t.s.startCall(id, c, c.sendRTVI); err != nil {
+	c := &rtcCall{t: t, id: id, log: t.s.log.With("call", id, "transport", transportWebRTC), pc: pc, track: track,
+		enc: enc, release: release, in: t.s.newInputLog(transportWebRTC, id),
+		connected: make(chan struct{}), ended: make(chan struct{})}
+	if c.call, c.ev, c.stop, err = t.s.startCall(id, c, c.sendRTVI); err != nil {
 		pc.Close()
 		return nil, fmt.Errorf("call %s: %w", id, err)
 	}
@@ -123,14 +126,15 @@ func (t *rtcTransport) newCall(id string, release func()) (*rtcCall, error) {
 }
 
 // supervise runs the pipeline from the moment the peer connection is up until the agent shuts
-// down, the connection is lost, or the idle guard hangs up; then it ends the call.
+// down, the connection is lost, the idle guard hangs up or the call reaches its maximum length;
+// then it ends the call.
 func (c *rtcCall) supervise() {
 	defer c.finish()
-	if !c.awaitConnected() {
+	ctx, cancel := c.t.s.callContext()
+	defer cancel()
+	if !c.awaitConnected(ctx) {
 		return
 	}
-	ctx, cancel := context.WithCancel(c.t.s.ctx)
-	defer cancel()
 	runErr := make(chan error, 1)
 	go func() { runErr <- c.call.Run(ctx) }()
 	var err error
@@ -140,12 +144,18 @@ func (c *rtcCall) supervise() {
 		cancel()
 		err = <-runErr
 	}
-	if errors.Is(err, pipeline.ErrIdle) {
-		c.log.Info("idle guard hung up") // closing the peer connection is the WebRTC hang-up
+	// Closing the peer connection (finish) is the WebRTC hang-up; an RTVI error says why first.
+	if h := c.t.s.hangupReason(ctx, err); h.reason != "" {
+		c.t.s.m.hangups.WithLabelValues(transportWebRTC, h.reason).Inc()
+		c.log.Info("agent hung up", "reason", h.reason)
+		if h.notify {
+			c.ev.Publish(rtvi.ErrorEvent(h.text, true))
+			c.flushRTVI()
+		}
 	}
 }
 
-func (c *rtcCall) awaitConnected() bool {
+func (c *rtcCall) awaitConnected(ctx context.Context) bool {
 	timer := time.NewTimer(connectTimeout)
 	defer timer.Stop()
 	select {
@@ -154,7 +164,7 @@ func (c *rtcCall) awaitConnected() bool {
 	case <-c.ended:
 	case <-timer.C:
 		c.log.Info("peer connection never came up", "after", connectTimeout)
-	case <-c.t.s.ctx.Done():
+	case <-ctx.Done():
 	}
 	return false
 }
@@ -173,6 +183,7 @@ func (c *rtcCall) finish() {
 	}
 	c.wg.Wait()
 	c.stop()
+	c.in.close()
 	c.t.forget(c.id)
 	c.release()
 }
@@ -223,24 +234,39 @@ func (c *rtcCall) onTrack(tr *webrtc.TrackRemote, _ *webrtc.RTPReceiver) {
 }
 
 // read decodes the caller's Opus to 16 kHz and pushes it a 20 ms frame at a time until the peer
-// connection closes.
+// connection closes. A packet that is not RTP of the negotiated stream, or not Opus, is counted
+// and skipped: one bad packet does not end the call's audio.
 func (c *rtcCall) read(tr *webrtc.TrackRemote) {
 	dec, err := audio.NewOpusDecoderRate(pipeline.Rate)
 	if err != nil {
 		c.log.Warn("opus decoder", "err", err)
 		return
 	}
-	in := &opusIn{dec: dec, push: c.call.Push}
+	in := &opusIn{dec: dec, push: c.call.Push, pt: uint8(tr.PayloadType())}
+	buf := make([]byte, rtpReadBuffer)
 	for {
-		pkt, _, err := tr.ReadRTP()
-		if err != nil {
-			return
+		n, _, err := tr.Read(buf)
+		switch {
+		case err != nil && n == 0:
+			return // the track or the peer connection closed
+		case err != nil:
+			// pion has read (and dropped) a packet it would not take: too large, or of a payload
+			// type not negotiated.
+			c.in.bad(kindBadRTP, fmt.Errorf("%w: %w", errBadRTP, err))
+			continue
 		}
-		if err := in.packet(pkt.SequenceNumber, pkt.Payload); err != nil {
-			c.t.s.badInput("webrtc", err)
+		if err := in.rtp(buf[:n]); err != nil {
+			kind := kindBadOpus
+			if errors.Is(err, errBadRTP) {
+				kind = kindBadRTP
+			}
+			c.in.bad(kind, err)
 		}
 	}
 }
+
+// rtpReadBuffer holds any packet of a 1500-byte MTU path with room to spare.
+const rtpReadBuffer = 1 << 11
 
 // onDataChannel serves RTVI on a channel the client opened: client-ready is answered with
 // bot-ready carrying its id; other RTVI messages, SmallWebRTC keepalives ("ping…") and its
@@ -256,7 +282,7 @@ func (c *rtcCall) onDataChannel(dc *webrtc.DataChannel) {
 			return
 		}
 		if err != nil {
-			c.t.s.badInput("rtvi", err)
+			c.in.bad(kindBadRTVI, err)
 			return
 		}
 		if msg.Type == rtvi.TypeClientReady {
@@ -350,3 +376,35 @@ var opusSilence = sync.OnceValues(func() ([]byte, error) {
 	}
 	return pkt, nil
 })
+
+// rtviFlushWait bounds the wait for a last RTVI message to be acknowledged before the hang-up.
+const rtviFlushWait = 500 * time.Millisecond
+
+// flushRTVI waits, briefly, until the peer has acknowledged what the data channel queued (SCTP
+// counts bytes as buffered until acknowledged), so a message sent just before the hang-up is not
+// lost with the connection.
+func (c *rtcCall) flushRTVI() {
+	c.dcMu.Lock()
+	dc := c.dc
+	c.dcMu.Unlock()
+	if dc == nil {
+		return
+	}
+	low := make(chan struct{}, 1)
+	dc.SetBufferedAmountLowThreshold(0)
+	dc.OnBufferedAmountLow(func() {
+		select {
+		case low <- struct{}{}:
+		default:
+		}
+	})
+	if dc.BufferedAmount() == 0 {
+		return
+	}
+	timer := time.NewTimer(rtviFlushWait)
+	defer timer.Stop()
+	select {
+	case <-low:
+	case <-timer.C:
+	}
+}

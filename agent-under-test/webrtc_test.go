@@ -354,7 +354,7 @@ func TestWebRTCTurn(t *testing.T) {
 	if err != nil || heard != clip.Digits {
 		t.Errorf("reply heard as %q (%v), want %q (%d loud frames of %d)", heard, err, clip.Digits, loud, len(reply)/320)
 	}
-	if n := metric(t, hs.URL, `agent_bad_input_total{entry="rtvi"}`); n != 1 {
+	if n := metric(t, hs.URL, `agent_bad_input_total{kind="bad_rtvi",transport="webrtc"}`); n != 1 {
 		t.Errorf("bad RTVI counted %v, want 1 (the truncated message only)", n)
 	}
 	// Hanging up: the DTLS close_notify ends the call at once.
@@ -555,7 +555,7 @@ func TestOfferBadInput(t *testing.T) {
 	if srv.Live() != 0 {
 		t.Errorf("live = %d after bad offers", srv.Live())
 	}
-	if n := metric(t, hs.URL, `agent_bad_input_total{entry="offer"}`); n != 5 {
+	if n := metric(t, hs.URL, `agent_bad_input_total{kind="bad_offer",transport="webrtc"}`); n != 5 {
 		t.Errorf("bad offers counted %v, want 5", n)
 	}
 }

@@ -41,9 +41,10 @@ func (af *agentFlags) register(fs *flag.FlagSet, prefix string) {
 	fs.DurationVar(&p.IdlePrompt, prefix+"idle-prompt", p.IdlePrompt, "caller silence before \"are you still there?\" (0 disables the idle guard)")
 	fs.DurationVar(&p.IdleHangup, prefix+"idle-hangup", p.IdleHangup, "further silence after the prompt before the agent hangs up")
 	fs.StringVar(&p.Greeting, prefix+"greeting", "", "what the agent says when a call starts (empty: nothing)")
-	fs.IntVar(&af.cfg.MaxCalls, prefix+"max-calls", 0, "live-call limit; one more call is refused (HTTP 503 / websocket close 1013); 0 = none")
-	fs.StringVar(&af.cfg.RecordDir, prefix+"record-dir", "", "write one stereo WAV per call here (caller left, agent right, 16 kHz)")
-	fs.StringVar(&af.cfg.TwilioAuthToken, prefix+"twilio-auth-token", "", "validate X-Twilio-Signature on POST /twiml with this token")
+	fs.IntVar(&af.cfg.MaxCalls, prefix+"max-calls", af.cfg.MaxCalls, maxCallsUsage())
+	fs.DurationVar(&af.cfg.MaxCallLength, prefix+"max-call-length", af.cfg.MaxCallLength, "hang up a call this long after it was answered, saying why (websocket close reason, RTVI error); 0 = no limit")
+	fs.StringVar(&af.cfg.RecordDir, prefix+"record-dir", "", "write one stereo WAV per call here (caller left, agent right, 16 kHz); an existing file is never overwritten (CALLSID-1.wav, -2, ...)")
+	fs.StringVar(&af.cfg.TwilioAuthToken, prefix+"twilio-auth-token", "", "validate X-Twilio-Signature on POST /twiml and on the GET /twilio/ws upgrade with this token")
 	fs.StringVar(&af.cfg.PublicURL, prefix+"public-url", "", "base URL callers reach the agent at, for the TwiML <Stream url> (default: from the request)")
 	fs.BoolVar(&p.Echo, prefix+"echo", false, "benchmark mode: answer each turn with the caller's own speech (no STT, LLM or TTS), so the agent costs next to nothing and a caller fleet's own cost can be measured")
 	fs.StringVar(&af.cfg.Voice, prefix+"voice", speech.DefaultAgentVoice, "the agent's TTS voice")
@@ -51,6 +52,13 @@ func (af *agentFlags) register(fs *flag.FlagSet, prefix string) {
 	fs.StringVar(&af.llmURL, prefix+"llm-url", "", "base URL of the OpenAI-compatible endpoint for --llm openai")
 	fs.StringVar(&af.llmName, prefix+"llm-model", "gpt-4o-mini", "model name for --llm openai")
 	fs.StringVar(&af.llmKey, prefix+"llm-key-env", "OPENAI_API_KEY", "environment variable holding the API key for --llm openai")
+}
+
+// maxCallsUsage states how the default live-call limit is derived, with this machine's figures.
+func maxCallsUsage() string {
+	return fmt.Sprintf("live-call limit; one more call is refused (HTTP 503 / websocket close 1013); 0 = no limit. "+
+		"The default protects the process, not call quality (probe measures that): "+
+		"min((RLIMIT_NOFILE - 64) / (interface addresses + 2), memory / 2 / 4 MiB), here from %s", agent.ProbeResources())
 }
 
 // build loads the shared stages and returns the agent.
@@ -109,17 +117,23 @@ func cmdAgent(st *state, args []string) int {
 		return st.fail(exitFailure, "agent: listen %s: %v", *listen, err)
 	}
 	if *pprofAt != "" {
+		mux := http.NewServeMux()
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		ps := &http.Server{Addr: *pprofAt, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 		go func() {
-			mux := http.NewServeMux()
-			mux.HandleFunc("/debug/pprof/", pprof.Index)
-			mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-			if err := http.ListenAndServe(*pprofAt, mux); err != nil {
+			if err := ps.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				log.Warn("pprof", "err", err)
 			}
 		}()
+		defer ps.Close()
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	hs := srv.HTTPServer()
 	fmt.Fprintf(st.stdout, "agent listening on http://%s (Twilio: ws://%s/twilio/ws, WebRTC: http://%s/api/offer)\n", ln.Addr(), ln.Addr(), ln.Addr())
+	fmt.Fprintf(st.stdout, "live-call limit: %s, maximum call length: %s\n", limitText(srv.MaxCalls()), lengthText(af.cfg.MaxCallLength))
+	if w := agent.ExposureWarning(ln.Addr(), af.cfg); w != "" {
+		log.Warn(w)
+	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- hs.Serve(ln) }()
 	select {
@@ -135,4 +149,18 @@ func cmdAgent(st *state, args []string) int {
 	}
 	hs.Shutdown(ctx)
 	return exitOK
+}
+
+func limitText(n int) string {
+	if n == 0 {
+		return "none"
+	}
+	return fmt.Sprint(n)
+}
+
+func lengthText(d time.Duration) string {
+	if d == 0 {
+		return "none"
+	}
+	return d.String()
 }
