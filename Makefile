@@ -60,6 +60,9 @@ fuzz: deps
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeOffer$$' -fuzztime $(FUZZTIME) ./wire/signaling/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeJSONL$$' -fuzztime $(FUZZTIME) ./report/
 	$(GO) test -run '^$$' -fuzz '^FuzzOfferHandler$$' -fuzztime $(FUZZTIME) ./agent-under-test/
+	$(GO) test -run '^$$' -fuzz '^FuzzOpusIn$$' -fuzztime $(FUZZTIME) ./agent-under-test/
+	$(GO) test -run '^$$' -fuzz '^FuzzTwiML$$' -fuzztime $(FUZZTIME) ./agent-under-test/
+	$(GO) test -run '^$$' -fuzz '^FuzzTwilioStream$$' -fuzztime $(FUZZTIME) ./agent-under-test/
 
 lint: deps vet
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.7.0 ./...
