@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/callfleet/callfleet/callers/listen"
 	"github.com/callfleet/callfleet/speech/pool"
 	"github.com/callfleet/callfleet/wire/rtvi"
 )
@@ -55,6 +56,10 @@ type Chunk struct {
 	// Clear says the agent asked, at At, to drop the audio queued before this chunk (Twilio
 	// clear); PCM is then empty. In-band so the drop cannot overtake or trail the audio.
 	Clear bool
+	// Dropped is how much agent audio (16 kHz samples) the transport dropped since the chunk
+	// before, because it arrived more than its MaxAhead ahead of real time (listen.Ahead) or its
+	// queue was full; PCM may then be empty.
+	Dropped int
 }
 
 // Dialer places calls over one transport.
@@ -68,4 +73,19 @@ type Dialer interface {
 	JitterBuffer() time.Duration
 	// Dial connects; it returns once media can flow (the connect mark), honouring ctx's deadline.
 	Dial(ctx context.Context, info CallInfo) (Conn, error)
+}
+
+// AheadLimiter is a Dialer that says how far ahead of real time it lets agent audio arrive
+// before dropping it; the caller's playout queue is bounded to match. A Dialer that does not say
+// gets listen.DefaultMaxAhead.
+type AheadLimiter interface {
+	MaxAhead() time.Duration
+}
+
+// maxAhead is d's bound on how far ahead agent audio may run.
+func maxAhead(d Dialer) time.Duration {
+	if l, ok := d.(AheadLimiter); ok && l.MaxAhead() > 0 {
+		return l.MaxAhead()
+	}
+	return listen.DefaultMaxAhead
 }

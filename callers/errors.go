@@ -27,6 +27,7 @@ const (
 	ReasonConnection   = "connection_lost"   // the transport failed before the turn was over
 	ReasonCancelled    = "cancelled"         // the run was stopped before the turn was over
 	ReasonTranscribe   = "transcribe_failed" // the caller could not transcribe the reply
+	ReasonOverrun      = "overrun"           // agent audio came too far ahead of real time and was dropped (Turn.Dropped)
 )
 
 // Who ended a call (CallResult.EndedBy).

@@ -22,6 +22,9 @@ type script struct {
 	halfFinal  bool          // also a final after the first half of a split phrase
 	lateFirst  bool          // hold the first phrase's final until the next phrase is under way
 	dialErr    error
+	flood      time.Duration // reply with this much tone at once instead of the phrase
+	dropped    int           // report this many samples dropped by the transport on each reply
+	finals     []string      // send these finals too, at the transcript's time
 }
 
 // fakeDialer dials fakeConns: an in-memory agent that replies with the caller's own clip.
@@ -104,13 +107,21 @@ func (c *fakeConn) Send(cl *pool.Clip, i int) error {
 		c.held = append(c.held, speech.Words(cl.Digits))
 		c.mu.Unlock()
 	case c.s.transcript > 0:
-		c.later(c.s.transcript, func() { c.final(speech.Words(cl.Digits)) })
+		c.later(c.s.transcript, func() {
+			c.final(speech.Words(cl.Digits))
+			for _, text := range c.s.finals {
+				c.final(text)
+			}
+		})
 	}
 	if !c.s.silent {
 		reply := cl.PCM[cl.StartFrame()*pool.FrameSamples:]
+		if c.s.flood > 0 {
+			reply = tone(c.s.flood)
+		}
 		c.later(c.s.delay-time.Since(now), func() {
 			select {
-			case c.audio <- Chunk{PCM: reply, At: time.Now()}:
+			case c.audio <- Chunk{PCM: reply, At: time.Now(), Dropped: c.s.dropped}:
 			case <-c.ctx.Done():
 			}
 		})

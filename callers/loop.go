@@ -77,6 +77,7 @@ func (c *call) drainAudio() {
 		c.lis.Flush()
 	default:
 	}
+	defer c.noteDropped()
 	for {
 		select {
 		case ch, ok := <-c.audio:
@@ -87,11 +88,27 @@ func (c *call) drainAudio() {
 			if ch.Clear {
 				c.lis.Flush()
 			}
+			c.dropped += ch.Dropped
 			c.lis.Push(ch.PCM, ch.At)
 		default:
 			return
 		}
 	}
+}
+
+// noteDropped files the agent audio dropped since the last tick, by the transport or the playout
+// queue, with the latest turn; audio dropped before the first turn counts for the first.
+func (c *call) noteDropped() {
+	n := c.dropped + c.lis.Dropped() - c.droppedSeen
+	c.droppedSeen, c.dropped = c.lis.Dropped(), 0
+	if n <= 0 {
+		return
+	}
+	if c.cur == nil {
+		c.droppedEarly += n
+		return
+	}
+	c.cur.dropped += n
 }
 
 func (c *call) onReady(now time.Time) {
@@ -164,6 +181,7 @@ func (c *call) startTurn(now time.Time) {
 		c.release(c.prev, now)
 	}
 	c.prev, c.cur = c.cur, newTurn(c.res.Turns, c.next.clip, c.lateEndFrame(c.next))
+	c.cur.dropped, c.droppedEarly = c.droppedEarly, 0
 	c.frame, c.next = 0, nil
 	c.lis.Disarm()
 	c.phase = phaseSpeaking
@@ -211,7 +229,7 @@ func (c *call) end(endedBy, reason string, err error) {
 	c.phase = phaseDone
 	c.res.EndedBy = endedBy
 	if err != nil {
-		c.res.Error = err.Error()
+		c.res.Error = errorText(err)
 	}
 	if t := c.cur; t != nil && !t.complete {
 		t.complete = true
@@ -292,7 +310,7 @@ func (c *call) onEvent(m rtvi.Message, at time.Time) {
 	case t == nil:
 		return // before any phrase: nothing to attribute it to
 	case !t.speechStart.IsZero() && !t.lateClosed && c.prev != nil:
-		c.prev.late = append(c.prev.late, tr.Text)
+		c.prev.late, _ = keepText(c.prev.late, tr.Text)
 	case t.speechStart.IsZero() && c.prev != nil:
 		c.prev.addServer(tr.Text, at)
 	default:

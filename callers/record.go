@@ -60,6 +60,9 @@ type Turn struct {
 	AgentAudio Ms  `json:"agent_audio"` // voiced + silent agent audio played during the reply
 	Underruns  int `json:"underruns"`
 	LongestGap Ms  `json:"longest_gap"`
+	// Dropped is agent audio thrown away because it arrived more than the transport's MaxAhead
+	// (listen.DefaultMaxAhead) ahead of real time: a flood no far end would play in time.
+	Dropped Ms `json:"dropped,omitempty"`
 
 	// Generator health over the turn, from its first frame to the next turn's: send lateness of
 	// each 20 ms frame (actual - scheduled), phrase and silence alike, since a stalled caller

@@ -109,7 +109,11 @@ type call struct {
 	pauseUntil time.Time
 	owner      *turn   // the turn the reply in progress counts for
 	held       []*turn // turns past their late window, waiting for their transcription
-	wg         sync.WaitGroup
+
+	dropped      int // agent samples the transport dropped, since the last tick
+	droppedSeen  int // the listener's drop count at the last tick
+	droppedEarly int // samples dropped before the first turn, for the first
+	wg           sync.WaitGroup
 }
 
 func (c *call) run(ctx context.Context) CallResult {
@@ -133,7 +137,8 @@ func (c *call) run(ctx context.Context) CallResult {
 	c.conn, c.res.Connected, c.res.CallID = conn, true, conn.ID()
 	c.res.Connect = c.mark(time.Now())
 	c.audio, c.events, c.flush, c.hasText = conn.Audio(), conn.Events(), conn.Flush(), conn.Events() != nil
-	c.lis = listen.NewListener(ctx, listen.Config{Delay: c.d.JitterBuffer(), Silence: c.plan.ReplySilence}, c.tr)
+	c.lis = listen.NewListener(ctx, listen.Config{Delay: c.d.JitterBuffer(), Silence: c.plan.ReplySilence,
+		MaxAhead: maxAhead(c.d)}, c.tr)
 	c.loop(ctx)
 	c.hangUp(ctx)
 	return c.res
@@ -169,7 +174,7 @@ func (c *call) dial(ctx context.Context) (Conn, error) {
 }
 
 func (c *call) failed(endedBy string, err error) CallResult {
-	c.res.EndedBy, c.res.Error = endedBy, err.Error()
+	c.res.EndedBy, c.res.Error = endedBy, errorText(err)
 	c.res.Duration = D(time.Since(c.t0))
 	return c.res
 }
@@ -179,7 +184,7 @@ func (c *call) hangUp(ctx context.Context) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
 	defer cancel()
 	if err := c.conn.Close(cctx); err != nil && c.res.Error == "" && c.res.EndedBy == EndedByCaller {
-		c.res.Error = fmt.Sprintf("hang up: %v", err)
+		c.res.Error = errorText(fmt.Errorf("hang up: %w", err))
 	}
 	c.awaitHeard(ctx)
 	c.lis.Close()

@@ -97,6 +97,10 @@ type Trace struct {
 	Clears []Ms         `json:"clears,omitempty"` // arrivals of Twilio clear messages
 	Events []AgentEvent `json:"events,omitempty"` // every server message, in arrival order
 	Hangup *Ms          `json:"hangup,omitempty"` // the agent ended the call
+	// EventsDropped counts server messages past the trace's bound (4096), not kept.
+	EventsDropped int `json:"events_dropped,omitempty"`
+	// Dropped is agent audio thrown away for arriving more than MaxAhead ahead of real time.
+	Dropped Ms `json:"dropped,omitempty"`
 
 	EndedBy  string `json:"ended_by"`
 	Error    string `json:"error,omitempty"`

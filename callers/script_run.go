@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/callfleet/callfleet/callers/listen"
+	"github.com/callfleet/callfleet/internal/safetext"
 	"github.com/callfleet/callfleet/speech/pool"
 	"github.com/callfleet/callfleet/speech/stt"
 	"github.com/callfleet/callfleet/wire/rtvi"
@@ -41,7 +42,8 @@ func RunScript(ctx context.Context, d Dialer, p *pool.Pool, s Script, tr *stt.Mo
 	c.audio, c.events, c.flush = conn.Audio(), conn.Events(), conn.Flush()
 	c.trace.TranscriptChannel = c.events != nil
 	c.level = listen.NewDetector(0, 0)
-	c.lis = listen.NewListener(ctx, listen.Config{Delay: d.JitterBuffer(), Silence: s.ReplySilence}, tr)
+	c.lis = listen.NewListener(ctx, listen.Config{Delay: d.JitterBuffer(), Silence: s.ReplySilence,
+		MaxAhead: maxAhead(d)}, tr)
 	c.loop(ctx)
 	c.hangUp(ctx)
 	return c.trace
@@ -77,6 +79,7 @@ type scriptCall struct {
 	lastDone time.Time // the last cue's reply ended or was given up on
 	lateness []time.Duration
 	pending  int // replies whose transcription is under way
+	dropped  int // agent samples the transport dropped for arriving too far ahead
 	finished bool
 }
 
@@ -115,7 +118,7 @@ func hasCodec(cl *pool.Clip, codec pool.Codec) bool {
 }
 
 func (c *scriptCall) failed(endedBy string, err error) Trace {
-	c.trace.EndedBy, c.trace.Error = endedBy, err.Error()
+	c.trace.EndedBy, c.trace.Error = endedBy, errorText(err)
 	c.trace.Duration = D(time.Since(c.t0))
 	return c.trace
 }
@@ -289,10 +292,13 @@ func (c *scriptCall) drain() {
 				c.audio = nil
 				return
 			}
-			if ch.Clear {
-				c.lis.Flush()
+			if ch.Clear && len(c.trace.Clears) < maxTraceEvents {
 				c.trace.Clears = append(c.trace.Clears, *c.mark(ch.At))
 			}
+			if ch.Clear {
+				c.lis.Flush()
+			}
+			c.dropped += ch.Dropped
 			c.lis.Push(ch.PCM, ch.At)
 			c.arrived(ch)
 		default:
@@ -345,12 +351,20 @@ func joinSpan(spans []Span, from, to Ms) []Span {
 	return append(spans, Span{Start: from, End: to})
 }
 
-// onEvent keeps every server message with its arrival.
+// maxTraceEvents bounds the server messages (and clears) a trace keeps: an agent sending them
+// without end must not grow the caller's memory; a real call sends a few per turn.
+const maxTraceEvents = 4096
+
+// onEvent keeps every server message with its arrival, up to maxTraceEvents.
 func (c *scriptCall) onEvent(m rtvi.Message, at time.Time) {
+	if len(c.trace.Events) >= maxTraceEvents {
+		c.trace.EventsDropped++
+		return
+	}
 	e := AgentEvent{At: *c.mark(at), Type: m.Type}
 	if m.Type == rtvi.TypeUserTranscription {
 		if tr, err := m.Transcript(); err == nil {
-			e.Text, e.Final = tr.Text, tr.Final
+			e.Text, e.Final = safetext.Clean(tr.Text, safetext.MaxText), tr.Final
 		}
 	}
 	c.trace.Events = append(c.trace.Events, e)
@@ -390,7 +404,7 @@ func (c *scriptCall) onHeard(h listen.Heard) {
 		if r := &c.trace.Replies[i]; r.Seq == h.Seq {
 			r.Heard = h.Digits
 			if h.Err != nil && !errors.Is(h.Err, context.Canceled) {
-				r.HeardErr = h.Err.Error()
+				r.HeardErr = errorText(h.Err)
 			}
 		}
 	}
@@ -433,7 +447,7 @@ func (c *scriptCall) end(endedBy string, err error) {
 	c.finished = true
 	c.trace.EndedBy = endedBy
 	if err != nil {
-		c.trace.Error = err.Error()
+		c.trace.Error = errorText(err)
 	}
 }
 
@@ -443,7 +457,10 @@ func (c *scriptCall) hangUp(ctx context.Context) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
 	defer cancel()
 	if err := c.conn.Close(cctx); err != nil && c.trace.Error == "" && c.trace.EndedBy == EndedByCaller {
-		c.trace.Error = fmt.Sprintf("hang up: %v", err)
+		c.trace.Error = errorText(fmt.Errorf("hang up: %w", err))
+	}
+	if n := c.dropped + c.lis.Dropped(); n > 0 {
+		c.trace.Dropped = D(time.Duration(n) * time.Second / listen.Rate)
 	}
 	if c.pending > 0 && ctx.Err() == nil {
 		t := time.NewTimer(heardTimeout)

@@ -23,9 +23,12 @@ func (t Trace) Turns() []Turn {
 		}
 		switch {
 		case j > 0 && e.At < t.Said[j].LateEnd:
-			out[j-1].LateTranscripts = append(out[j-1].LateTranscripts, e.Text)
+			out[j-1].LateTranscripts, _ = keepText(out[j-1].LateTranscripts, e.Text)
 		default:
-			out[j].ServerTranscripts = append(out[j].ServerTranscripts, e.Text)
+			var ok bool
+			if out[j].ServerTranscripts, ok = keepText(out[j].ServerTranscripts, e.Text); !ok {
+				continue
+			}
 			if out[j].Marks.Transcript == nil || (*out[j].Marks.Transcript < t.Said[j].SpeechEnd && e.At >= t.Said[j].SpeechEnd) {
 				at := e.At
 				out[j].Marks.Transcript = &at // the first final after speech end, else the first

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/callfleet/callfleet/callers/listen"
 	"github.com/callfleet/callfleet/speech/pool"
 )
 
@@ -23,6 +24,7 @@ type turn struct {
 	replies                int
 	underruns              int
 	longestGap, agentAudio time.Duration
+	dropped                int // agent samples dropped for arriving too far ahead, while it was the latest turn
 
 	server   []string
 	serverAt []time.Time
@@ -85,9 +87,12 @@ func (c *call) sendFrame(now time.Time) error {
 	return nil
 }
 
+// addServer keeps a final server transcript and its arrival, up to maxTranscripts.
 func (t *turn) addServer(text string, at time.Time) {
-	t.server = append(t.server, text)
-	t.serverAt = append(t.serverAt, at)
+	var ok bool
+	if t.server, ok = keepText(t.server, text); ok {
+		t.serverAt = append(t.serverAt, at)
+	}
 }
 
 // transcriptAt is the transcript mark: the first final after speech_end (the one that closes the
@@ -128,6 +133,17 @@ func (c *call) expireHeld(now time.Time) {
 	}
 }
 
+// overrunExplains reports whether a flood of agent audio is the likelier cause of how a turn
+// ended: a reply that never seemed to start or end, or could not be transcribed, follows from
+// audio dropped for arriving too far ahead; a hang-up, a lost connection or a cancel does not.
+func overrunExplains(reason string) bool {
+	switch reason {
+	case "", ReasonNoAnswer, ReasonReplyTimeout, ReasonTranscribe:
+		return true
+	}
+	return false
+}
+
 // emit sends a turn's record to the sink.
 func (c *call) emit(t *turn) {
 	if t == nil {
@@ -150,14 +166,18 @@ func (c *call) record(t *turn) Turn {
 		ServerTranscripts: t.server, LateTranscripts: t.late, TranscriptChannel: c.hasText,
 		Heard: t.heard, Replies: t.replies,
 		AgentAudio: D(t.agentAudio), Underruns: t.underruns, LongestGap: D(t.longestGap),
-		Error: t.err, Hangup: t.hangup,
+		Dropped: D(time.Duration(t.dropped) * time.Second / listen.Rate),
+		Error:   t.err, Hangup: t.hangup,
 	}
 	if c.plan.Split > 0 {
 		p := D(c.plan.Split)
 		rec.Pause = &p
 	}
 	rec.LatenessP99, rec.LatenessMax, rec.LatenessHist = latenessStats(t.lateness)
-	if rec.Error == "" && t.heardErr != nil {
+	switch {
+	case t.dropped > 0 && overrunExplains(rec.Error):
+		rec.Error = ReasonOverrun
+	case rec.Error == "" && t.heardErr != nil:
 		rec.Error = ReasonTranscribe
 	}
 	return rec

@@ -43,6 +43,7 @@ const (
 	ReasonHangup
 	ReasonCancelled
 	ReasonError
+	ReasonOverrun // agent audio came so far ahead of real time that the caller dropped some
 	ReasonLateTranscript
 	ReasonSplit
 	ReasonNoAnswer
@@ -55,7 +56,7 @@ const (
 )
 
 var reasonNames = []string{
-	"unknown", "none", "connect_failed", "hangup", "cancelled", "error", "late_transcript", "split",
+	"unknown", "none", "connect_failed", "hangup", "cancelled", "error", "overrun", "late_transcript", "split",
 	"no_answer", "timeout", "not_heard", "wrong_transcript", "underrun", "wrong_reply",
 }
 

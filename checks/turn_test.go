@@ -67,6 +67,14 @@ func TestTurn(t *testing.T) {
 		}, false, TriNo, TriYes, ReasonWrongTranscript},
 		{"underrun: misheard reply with gaps", func(t *callers.Turn) { t.Heard, t.Underruns = "7345", 2 },
 			false, TriYes, TriNo, ReasonUnderrun},
+		{"overrun beats underrun: a flood cut the reply", func(t *callers.Turn) {
+			t.Error, t.Heard, t.Underruns, t.Dropped = callers.ReasonOverrun, "7", 1, 55000
+		}, false, TriYes, TriNo, ReasonOverrun},
+		{"overrun beats no_answer: the flood hid the reply's start", func(t *callers.Turn) {
+			t.Error, t.Heard, t.Marks.ReplyStart, t.Dropped = callers.ReasonOverrun, "", nil, 55000
+		}, false, TriYes, TriNo, ReasonOverrun},
+		{"overrun but heard right: understood", func(t *callers.Turn) { t.Error, t.Dropped = callers.ReasonOverrun, 2000 },
+			true, TriYes, TriYes, ReasonNone},
 		{"wrong_reply", func(t *callers.Turn) { t.Heard = "71346" }, false, TriYes, TriNo, ReasonWrongReply},
 		{"wrong_reply with n/a server", func(t *callers.Turn) {
 			t.TranscriptChannel, t.ServerTranscripts, t.Heard = false, nil, "71346"
@@ -165,7 +173,7 @@ func TestEnums(t *testing.T) {
 			t.Errorf("reason %v: parsed %v, %v", r, got, err)
 		}
 	}
-	if len(FailureReasons()) != 12 || FailureReasons()[0] != ReasonConnectFailed {
+	if len(FailureReasons()) != 13 || FailureReasons()[0] != ReasonConnectFailed {
 		t.Errorf("failure reasons: %v", FailureReasons())
 	}
 	for _, m := range Metrics() {

@@ -9,6 +9,10 @@
 // time of its first sample, so reply marks do not depend on the phase of the caller's own 20 ms
 // tick. The buffer running dry inside a burst is an underrun; arrival gaps are not, as long as the
 // buffer had audio to cover them.
+//
+// The far end's buffer is bounded, as the caller's memory must be: audio arriving more than
+// DefaultMaxAhead ahead of real time is dropped and counted, by the transports as it arrives
+// (Ahead) and by the playout queue as a backstop (Playout.Max).
 package listen
 
 import "time"

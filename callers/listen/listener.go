@@ -17,6 +17,7 @@ type Config struct {
 	Silence   time.Duration // reply-silence window (DefaultSilence)
 	PreRoll   time.Duration // audio before a reply's start given to the transcriber (200 ms)
 	PostRoll  time.Duration // audio after its last voiced frame given to the transcriber (200 ms)
+	MaxAhead  time.Duration // how far ahead agent audio may arrive (DefaultMaxAhead); the queue holds that plus slack
 }
 
 const defaultRoll = 200 * time.Millisecond
@@ -74,6 +75,9 @@ func NewListener(ctx context.Context, cfg Config, model *stt.Model) *Listener {
 	}
 	p := NewPlayout(cfg.Delay)
 	p.Tolerance = cfg.Tolerance
+	if cfg.MaxAhead > 0 {
+		p.Max = cfg.MaxAhead + queueSlack
+	}
 	det := NewDetector(cfg.Threshold, cfg.Silence)
 	lctx, cancel := context.WithCancel(ctx)
 	l := &Listener{play: p, det: det, model: model, ctx: lctx, cancel: cancel, heard: make(chan Heard, 8)}
@@ -95,6 +99,9 @@ func (l *Listener) Flush() { l.play.Flush() }
 
 // Played is the agent audio consumed so far, in samples (for Conn.Played).
 func (l *Listener) Played() int { return l.play.Played() }
+
+// Dropped is the agent audio dropped so far, in samples, because it arrived too far ahead.
+func (l *Listener) Dropped() int { return l.play.Dropped() }
 
 // InReply reports whether a reply is under way; Current is that reply (or the last one).
 func (l *Listener) InReply() bool  { return l.det.InReply() }

@@ -43,6 +43,9 @@ type Playout struct {
 	// Tolerance is how late audio may be, past the moment the buffer ran out, and still count as
 	// a slip rather than an underrun.
 	Tolerance time.Duration
+	// Max bounds the audio queued: what a Push brings beyond it is dropped and counted (Dropped),
+	// so an agent flooding faster than real time cannot grow the queue without end; 0: no bound.
+	Max time.Duration
 
 	q       []int16 // queued samples are q[head:]
 	head    int
@@ -54,6 +57,10 @@ type Playout struct {
 	wasDry  bool          // the pending burst follows a dry spell
 	played  int
 	playing int // samples handed out whose play has not finished by the last Tick
+	dropped int // samples dropped over Max, in all
+	dropAt  int // played count at which the uncredited drops were queued behind
+	dropN   int // dropped samples not yet counted as played
+	credit  int // dropped samples counted as played
 
 	out     []Frame
 	bufs    [][]int16
@@ -61,9 +68,15 @@ type Playout struct {
 	stale   bool      // out holds frames already returned
 }
 
-// NewPlayout returns a playout buffer with the given jitter-buffer delay and DefaultTolerance.
+// queueSlack is the room the playout queue has over DefaultMaxAhead: transports bound how far
+// ahead audio arrives, and the queue, which drains by whole frames on the caller's tick and waits
+// out the jitter buffer, may hold a little more than that without any of it being dropped twice.
+const queueSlack = time.Second
+
+// NewPlayout returns a playout buffer with the given jitter-buffer delay, DefaultTolerance and a
+// bound of DefaultMaxAhead (plus slack) of queued audio.
 func NewPlayout(delay time.Duration) *Playout {
-	return &Playout{Delay: delay, Tolerance: DefaultTolerance}
+	return &Playout{Delay: delay, Tolerance: DefaultTolerance, Max: DefaultMaxAhead + queueSlack}
 }
 
 // Buffered is the number of samples queued and not yet played.
@@ -71,11 +84,15 @@ func (p *Playout) Buffered() int { return len(p.q) - p.head }
 
 // Played is the number of agent samples consumed so far whose play had finished by the last
 // Tick, or that were flushed: what Twilio counts to echo a mark once the audio queued before it
-// is gone.
-func (p *Playout) Played() int { return p.played - p.playing }
+// is gone. Samples dropped over Max count once the audio queued before them has played.
+func (p *Playout) Played() int { return p.played - p.playing + p.credit }
+
+// Dropped is the number of agent samples dropped so far because the queue held Max.
+func (p *Playout) Dropped() int { return p.dropped }
 
 // Push queues agent audio that arrived at at. Pushes must come in arrival order.
 func (p *Playout) Push(pcm []int16, at time.Time) {
+	pcm = p.bound(pcm)
 	if len(pcm) == 0 {
 		return
 	}
@@ -90,6 +107,31 @@ func (p *Playout) Push(pcm []int16, at time.Time) {
 	p.q = append(p.q, pcm...)
 	if p.state == statePending && p.Buffered() >= durSamples(p.Delay) {
 		p.start(minTime(p.first.Add(p.Delay), at))
+	}
+}
+
+// bound returns the part of pcm that fits under Max, counting the rest as dropped.
+func (p *Playout) bound(pcm []int16) []int16 {
+	if p.Max <= 0 {
+		return pcm
+	}
+	keep := max(0, min(len(pcm), durSamples(p.Max)-p.Buffered()))
+	if n := len(pcm) - keep; n > 0 {
+		if p.dropN == 0 {
+			p.dropAt = p.played + p.Buffered() + keep // behind what this push keeps
+		}
+		p.dropped += n
+		p.dropN += n
+	}
+	return pcm[:keep]
+}
+
+// creditDrops counts the pending dropped samples as played once what was queued before them has
+// played: for Twilio, a mark after dropped audio is echoed when it would have been reached.
+func (p *Playout) creditDrops() {
+	if p.dropN > 0 && p.played-p.playing >= p.dropAt {
+		p.credit += p.dropN
+		p.dropN = 0
 	}
 }
 
@@ -155,6 +197,7 @@ func (p *Playout) Tick(now time.Time) []Frame {
 			p.playing += f.samples
 		}
 	}
+	p.creditDrops()
 	p.stale = true
 	return p.out
 }
@@ -176,6 +219,7 @@ func (p *Playout) Flush() {
 	p.reset()
 	p.played += p.Buffered()
 	p.playing = 0
+	p.credit, p.dropN = p.credit+p.dropN, 0 // dropped audio queued before the clear is gone too
 	p.q, p.head = p.q[:0], 0
 	p.state, p.gap, p.wasDry = stateIdle, 0, false
 }

@@ -34,6 +34,7 @@ type behaviour struct {
 	LateTurn    int           // hold this turn's transcript until the next phrase is being spoken
 	Events404   int           // answer the first n events requests 404
 	AuthToken   string        // check X-Twilio-Signature on /twiml
+	Junk        bool          // before each reply, send what a hostile agent might (sendJunk)
 }
 
 // observed is what the agent saw of one turn, on the shared monotonic clock.
@@ -359,6 +360,9 @@ func (c *agentCall) reply(o *observed, clip *pool.Clip, at time.Time) {
 	o.answered, o.replyDur = clip.Digits, time.Duration(len(frames))*20*time.Millisecond
 	o.reply, o.from = clip, from
 	c.a.mu.Unlock()
+	if b.Junk && !c.sendJunk() {
+		return
+	}
 	for k := 0; k*per < len(frames); k++ {
 		due := at.Add(time.Duration(k*per) * 20 * time.Millisecond)
 		if b.Gap > 0 && time.Duration(k*per)*20*time.Millisecond >= b.GapAt {

@@ -14,6 +14,8 @@ import (
 
 	"github.com/callfleet/callfleet/audio"
 	"github.com/callfleet/callfleet/callers"
+	"github.com/callfleet/callfleet/callers/listen"
+	"github.com/callfleet/callfleet/internal/safetext"
 	"github.com/callfleet/callfleet/speech/pool"
 	"github.com/callfleet/callfleet/wire/rtvi"
 	tw "github.com/callfleet/callfleet/wire/twilio"
@@ -22,7 +24,13 @@ import (
 const (
 	writeTimeout = 5 * time.Second // a write blocked this long means the agent stopped reading
 	closeWait    = time.Second     // how long a failed Dial waits to learn why the agent closed
-	readLimit    = 2 * tw.MaxMessageSize
+	// readLimit ends a call whose agent sends a larger message (gorilla closes with 1009); one
+	// between MaxMessageSize and it is skipped as too large.
+	readLimit = 2 * tw.MaxMessageSize
+	// maxMarks bounds the agent marks waiting for their audio to play, and maxMarkName a mark's
+	// name: marks past either are never echoed (an agent sends one a reply).
+	maxMarks    = 256
+	maxMarkName = 1024
 )
 
 // silenceFrame is 20 ms of mu-law silence (0xFF encodes zero).
@@ -287,23 +295,29 @@ func (c *Conn) read(up *audio.Widener) {
 	close(c.audio)
 }
 
-// classify turns the reader's end into Err: nil for a clean close.
+// classify turns the reader's end into Err: nil for a clean close. The agent's close reason is
+// cleaned before it is kept (RFC 6455 §7.1.6: any UTF-8, up to 123 bytes).
 func (c *Conn) classify(err error) error {
 	var ce *websocket.CloseError
 	switch {
 	case c.closing.Load():
 		return nil
 	case errors.As(err, &ce) && ce.Code == websocket.CloseTryAgainLater:
-		return fmt.Errorf("%w: close 1013 (try again later): %s", ErrRefused, ce.Text)
+		return fmt.Errorf("%w: close 1013 (try again later): %s", ErrRefused, clean(ce.Text))
 	case errors.As(err, &ce) && (ce.Code == websocket.CloseNormalClosure || ce.Code == websocket.CloseGoingAway):
 		return nil
 	case errors.As(err, &ce):
-		return fmt.Errorf("%w: %w", ErrLost, err)
+		return fmt.Errorf("%w: %w", ErrLost, &websocket.CloseError{Code: ce.Code, Text: clean(ce.Text)})
+	case errors.Is(err, websocket.ErrReadLimit):
+		return fmt.Errorf("%w: %w: a message over %d bytes", ErrLost, ErrTooLarge, readLimit)
 	case isTimeout(err):
 		return fmt.Errorf("%w: nothing for %v", ErrIdle, c.d.IdleTimeout)
 	}
 	return fmt.Errorf("%w: %w", ErrLost, err)
 }
+
+// clean makes agent-chosen text (a close reason, a status line, a URL from TwiML) safe to keep.
+func clean(s string) string { return safetext.Clean(s, safetext.MaxText) }
 
 func isTimeout(err error) bool {
 	var ne net.Error
@@ -317,6 +331,10 @@ type reader struct {
 	buf   bytes.Buffer
 	mulaw []byte
 	pcm8  []int16
+
+	ahead   listen.Ahead // how far the agent's audio has run ahead of real time
+	dropped int          // samples (16 kHz) dropped and not yet reported on a Chunk
+	noted   time.Time    // last time a chunk went out, to pace drop-only chunks
 }
 
 func (r *reader) loop() error {
@@ -325,23 +343,31 @@ func (r *reader) loop() error {
 		if c.d.IdleTimeout > 0 {
 			c.ws.SetReadDeadline(time.Now().Add(c.d.IdleTimeout))
 		}
-		_, rd, err := c.ws.NextReader()
+		typ, rd, err := c.ws.NextReader()
 		if err != nil {
 			return err
+		}
+		if typ != websocket.TextMessage {
+			continue // Media Streams messages are JSON text; NextReader discards the rest
 		}
 		r.buf.Reset()
 		if _, err := r.buf.ReadFrom(rd); err != nil {
 			return err
 		}
-		at := time.Now()
-		m, err := tw.Decode(r.buf.Bytes())
-		if err != nil {
-			continue // unknown events and malformed messages are skipped, as Twilio does
-		}
-		if err := r.handle(&m, at); err != nil {
+		if err := r.message(r.buf.Bytes(), time.Now()); err != nil {
 			return err
 		}
 	}
+}
+
+// message decodes and acts on one agent message that arrived at at; unknown events and
+// malformed messages (bad JSON, bad base64, too large) are skipped, as Twilio does.
+func (r *reader) message(data []byte, at time.Time) error {
+	m, err := tw.Decode(data)
+	if err != nil {
+		return nil
+	}
+	return r.handle(&m, at)
 }
 
 // handle acts on one agent message: media, mark or clear; Twilio ignores anything else.
@@ -349,22 +375,60 @@ func (r *reader) handle(m *tw.Message, at time.Time) error {
 	c := r.c
 	switch m.Event {
 	case tw.EventMedia:
-		var err error
-		if r.mulaw, err = m.AppendAudio(r.mulaw[:0]); err != nil {
+		return r.media(m, at)
+	case tw.EventMark:
+		if len(m.Mark.Name) > maxMarkName {
 			return nil
 		}
-		r.pcm8 = audio.MulawDecode(r.pcm8[:0], r.mulaw)
-		pcm := r.up.ProcessTo(make([]int16, 0, 2*len(r.pcm8)), r.pcm8)
 		c.mu.Lock()
-		c.delivered += len(pcm)
-		c.mu.Unlock()
-		return c.deliver(callers.Chunk{PCM: pcm, At: at})
-	case tw.EventMark:
-		c.mu.Lock()
-		c.marks = append(c.marks, mark{name: m.Mark.Name, pos: c.delivered})
+		if len(c.marks) < maxMarks {
+			c.marks = append(c.marks, mark{name: m.Mark.Name, pos: c.delivered})
+		}
 		c.mu.Unlock()
 	case tw.EventClear:
-		return c.deliver(callers.Chunk{At: at, Clear: true})
+		r.ahead.Reset() // Twilio empties its buffer
+		return r.deliver(callers.Chunk{At: at, Clear: true})
+	}
+	return nil
+}
+
+// media decodes a media message's audio to 16 kHz and hands it on, dropping what runs more than
+// MaxAhead ahead of real time before it is decoded.
+func (r *reader) media(m *tw.Message, at time.Time) error {
+	var err error
+	if r.mulaw, err = m.AppendAudio(r.mulaw[:0]); err != nil {
+		return nil
+	}
+	r.ahead.Max = r.c.d.MaxAhead()
+	keep := r.ahead.Admit(2*len(r.mulaw), at) / 2 // 8 kHz bytes, 16 kHz samples
+	r.dropped += 2 * (len(r.mulaw) - keep)
+	if keep == 0 {
+		return r.noteDropped(at)
+	}
+	r.pcm8 = audio.MulawDecode(r.pcm8[:0], r.mulaw[:keep])
+	pcm := r.up.ProcessTo(make([]int16, 0, 2*len(r.pcm8)), r.pcm8)
+	r.c.mu.Lock()
+	r.c.delivered += len(pcm)
+	r.c.mu.Unlock()
+	return r.deliver(callers.Chunk{PCM: pcm, At: at})
+}
+
+// deliver hands a chunk on with the drops since the last one.
+func (r *reader) deliver(ch callers.Chunk) error {
+	ch.Dropped, r.dropped, r.noted = r.dropped, 0, ch.At
+	return r.c.deliver(ch)
+}
+
+// noteDropped reports drops on an empty chunk when no audio has gone out for a frame, without
+// waiting: a flood must not be able to block the reader on its own bookkeeping.
+func (r *reader) noteDropped(at time.Time) error {
+	if r.dropped == 0 || at.Sub(r.noted) < listen.FrameDuration {
+		return nil
+	}
+	select {
+	case r.c.audio <- callers.Chunk{At: at, Dropped: r.dropped}:
+		r.dropped, r.noted = 0, at
+	default:
 	}
 	return nil
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/callfleet/callfleet/callers"
+	"github.com/callfleet/callfleet/callers/listen"
+	"github.com/callfleet/callfleet/internal/safetext"
 	"github.com/callfleet/callfleet/speech/pool"
 	tw "github.com/callfleet/callfleet/wire/twilio"
 )
@@ -45,6 +47,9 @@ type Dialer struct {
 	// IdleTimeout ends a call whose agent sends nothing for this long (0: never). Agents send
 	// nothing while they listen, so keep it well above a turn.
 	IdleTimeout time.Duration
+	// AheadLimit is how far ahead of real time the agent's audio may arrive before the excess
+	// is dropped (Turn.Dropped); 0 means listen.DefaultMaxAhead.
+	AheadLimit time.Duration
 	// Dialer opens websockets; nil uses one with a 10 s handshake timeout.
 	Dialer *websocket.Dialer
 	// HTTPClient posts the webhook and reads events; nil uses a plain client.
@@ -61,6 +66,16 @@ func (d *Dialer) Codec() pool.Codec { return pool.CodecMulaw }
 
 // JitterBuffer is the modelled playout delay (Playout).
 func (d *Dialer) JitterBuffer() time.Duration { return d.Playout }
+
+var _ callers.AheadLimiter = (*Dialer)(nil)
+
+// MaxAhead is AheadLimit, or listen.DefaultMaxAhead.
+func (d *Dialer) MaxAhead() time.Duration {
+	if d.AheadLimit > 0 {
+		return d.AheadLimit
+	}
+	return listen.DefaultMaxAhead
+}
 
 // Dial opens the stream and sends connected and start; it returns once media can flow.
 func (d *Dialer) Dial(ctx context.Context, info callers.CallInfo) (callers.Conn, error) {
@@ -102,9 +117,12 @@ func (d *Dialer) open(ctx context.Context, wsURL string) (*websocket.Conn, error
 	}
 	if err != nil {
 		if resp != nil && (resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusTooManyRequests) {
-			return nil, fmt.Errorf("%w: %s answered %s", ErrRefused, wsURL, resp.Status)
+			return nil, fmt.Errorf("%w: %s answered %s", ErrRefused, clean(wsURL), clean(resp.Status))
 		}
-		return nil, fmt.Errorf("%w: %s: %w", ErrDial, wsURL, err)
+		if resp != nil {
+			return nil, fmt.Errorf("%w: %s answered %s: %w", ErrDial, clean(wsURL), clean(resp.Status), err)
+		}
+		return nil, fmt.Errorf("%w: %s: %w", ErrDial, clean(wsURL), safetext.Error(err))
 	}
 	return ws, nil
 }
@@ -141,7 +159,7 @@ func (d *Dialer) fetchTwiML(ctx context.Context, ids ids) (string, map[string]st
 		return "", nil, fmt.Errorf("%w: read %s: %w", ErrTwiML, d.TwiMLURL, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return "", nil, fmt.Errorf("%w: %s answered %s", ErrTwiML, d.TwiMLURL, resp.Status)
+		return "", nil, fmt.Errorf("%w: %s answered %s", ErrTwiML, d.TwiMLURL, clean(resp.Status))
 	}
 	u, params, err := tw.ParseStreamURL(body)
 	if err != nil {

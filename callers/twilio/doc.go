@@ -10,6 +10,12 @@
 // (echoed once the audio sent before it has played) and clear (queued audio dropped; pending
 // marks echoed at once, as Twilio does).
 //
+// An agent is not trusted: media arriving more than Dialer.MaxAhead ahead of real time is dropped
+// before it is decoded and counted (callers.Chunk.Dropped); binary frames, malformed JSON, bad
+// base64 and unknown events are skipped; a message over the read limit ends the call (1009);
+// marks waiting to be echoed are bounded; close reasons and status lines are cleaned
+// (internal/safetext) before they reach an error.
+//
 // Optionally it first posts Twilio's voice webhook to the agent's TwiML URL, signed with
 // X-Twilio-Signature ("Webhooks security": https://www.twilio.com/docs/usage/webhooks/webhooks-security),
 // and dials the <Stream url> the TwiML returns. Server transcripts come from an events URL the

@@ -21,4 +21,6 @@ var (
 	ErrLost = errors.New("twilio: connection lost")
 	// ErrIdle means the agent sent nothing for Dialer.IdleTimeout.
 	ErrIdle = errors.New("twilio: agent idle")
+	// ErrTooLarge means the agent sent a websocket message over the caller's read limit.
+	ErrTooLarge = errors.New("twilio: agent message too large")
 )

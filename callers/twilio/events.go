@@ -74,7 +74,7 @@ func (c *Conn) openEvents(ctx context.Context, url string) (*http.Response, erro
 		}
 		if err == nil {
 			resp.Body.Close()
-			err = fmt.Errorf("get %s: %s", url, resp.Status)
+			err = fmt.Errorf("get %s: %s", url, clean(resp.Status))
 			if resp.StatusCode != http.StatusNotFound {
 				return nil, err
 			}

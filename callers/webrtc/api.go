@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/callfleet/callfleet/wire/rtvi"
 	"github.com/pion/ice/v4"
 	"github.com/pion/interceptor"
 	"github.com/pion/logging"
@@ -18,6 +19,10 @@ const (
 	opusFmtp        = "minptime=10;useinbandfec=1"
 	frameTicks      = opusClockRate / 50 // RTP timestamp units per 20 ms frame
 )
+
+// MaxDataChannelMessage caps a data channel message from the agent. RTVI messages over
+// rtvi.MaxMessageSize are skipped; this is the room pion may use to read one.
+const MaxDataChannelMessage = 4 * rtvi.MaxMessageSize
 
 // OpusCapability is the only codec the caller's API negotiates.
 var OpusCapability = pwebrtc.RTPCodecCapability{
@@ -83,6 +88,9 @@ func NewAPI(cfg APIOptions) (*pwebrtc.API, io.Closer, error) {
 		logs.Writer, logs.DefaultLogLevel = io.Discard, logging.LogLevelDisabled
 	}
 	se := pwebrtc.SettingEngine{LoggerFactory: logs}
+	// RFC 8841 a=max-message-size: pion would otherwise grow its read buffer for a data channel
+	// message of up to 1 GiB; a larger one now closes the channel.
+	se.SetSCTPMaxMessageSize(MaxDataChannelMessage)
 	se.SetIncludeLoopbackCandidate(true)
 	se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
 	nets := []pwebrtc.NetworkType{pwebrtc.NetworkTypeUDP4}

@@ -72,11 +72,12 @@ type Stats struct {
 	Late          uint64 // duplicate or reordered packets dropped
 	DecodeErrors  uint64 // packets Opus could not decode
 	AudioDropped  uint64 // chunks dropped because Audio's buffer (10 s) was full
+	AheadDropped  uint64 // samples (16 kHz) dropped for arriving more than MaxAhead ahead of real time
 	EventsDropped uint64 // RTVI messages dropped because Events' buffer was full
 }
 
 type counters struct {
-	sent, received, lost, concealed, late, decodeErrors, audioDropped, eventsDropped atomic.Uint64
+	sent, received, lost, concealed, late, decodeErrors, audioDropped, aheadDropped, eventsDropped atomic.Uint64
 }
 
 // Stats returns the call's counters so far.
@@ -85,7 +86,7 @@ func (c *Conn) Stats() Stats {
 	return Stats{
 		Sent: s.sent.Load(), Received: s.received.Load(), Lost: s.lost.Load(),
 		Concealed: s.concealed.Load(), Late: s.late.Load(), DecodeErrors: s.decodeErrors.Load(),
-		AudioDropped: s.audioDropped.Load(), EventsDropped: s.eventsDropped.Load(),
+		AudioDropped: s.audioDropped.Load(), AheadDropped: s.aheadDropped.Load(), EventsDropped: s.eventsDropped.Load(),
 	}
 }
 

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/callfleet/callfleet/callers"
+	"github.com/callfleet/callfleet/callers/listen"
+	"github.com/callfleet/callfleet/internal/safetext"
 	"github.com/callfleet/callfleet/speech/pool"
 	"github.com/callfleet/callfleet/wire/signaling"
 	pwebrtc "github.com/pion/webrtc/v4"
@@ -45,6 +47,9 @@ type Config struct {
 	BearerToken string
 	// JitterBuffer is the far end's playout delay the caller models (default 40 ms).
 	JitterBuffer time.Duration
+	// AheadLimit is how far ahead of real time the agent's audio may arrive before the excess is
+	// dropped (Turn.Dropped); 0 means listen.DefaultMaxAhead.
+	AheadLimit time.Duration
 	// HTTPClient carries signaling; nil means http.DefaultClient.
 	HTTPClient *http.Client
 	// ICEServers are STUN/TURN servers; none are needed on loopback or a LAN.
@@ -84,6 +89,9 @@ func NewDialer(cfg Config) (*Dialer, error) {
 	}
 	if cfg.JitterBuffer <= 0 {
 		cfg.JitterBuffer = DefaultJitterBuffer
+	}
+	if cfg.AheadLimit <= 0 {
+		cfg.AheadLimit = listen.DefaultMaxAhead
 	}
 	if cfg.ReadyTimeout <= 0 {
 		cfg.ReadyTimeout = DefaultReadyTimeout
@@ -128,6 +136,11 @@ func (d *Dialer) Codec() pool.Codec { return pool.CodecOpus }
 
 // JitterBuffer is the far end's modelled playout delay.
 func (d *Dialer) JitterBuffer() time.Duration { return d.Config.JitterBuffer }
+
+var _ callers.AheadLimiter = (*Dialer)(nil)
+
+// MaxAhead is how far ahead of real time agent audio may arrive (AheadLimit).
+func (d *Dialer) MaxAhead() time.Duration { return d.AheadLimit }
 
 // signaler returns the offer/answer exchange for one call. SmallWebRTC calls send the call's
 // Params, if any, as request_data, which pipecat's runner hands to the bot.
@@ -204,7 +217,7 @@ func (d *Dialer) dial(ctx context.Context, info callers.CallInfo) (*Conn, error)
 	}
 	c.session = session
 	if err := pc.SetRemoteDescription(pwebrtc.SessionDescription{Type: pwebrtc.SDPTypeAnswer, SDP: answer}); err != nil {
-		return fail(fmt.Errorf("set remote description: %w", err))
+		return fail(fmt.Errorf("set remote description: %w", safetext.Error(err))) // pion may quote the agent's SDP
 	}
 
 	select {

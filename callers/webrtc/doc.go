@@ -11,7 +11,10 @@
 // bandwidth, opus/48000/2 in SDP. Clips are sent as the pool pre-encoded them, one packet per
 // tick, so sending costs no encoding; agent audio is decoded straight to 16 kHz, with loss
 // concealment for sequence gaps, and reaches Audio stamped with its arrival time. The caller
-// models the jitter buffer (Dialer.JitterBuffer) rather than running one.
+// models the jitter buffer (Dialer.JitterBuffer) rather than running one. Packets arriving more
+// than Dialer.MaxAhead ahead of real time (a flood) are dropped before decoding and counted
+// (callers.Chunk.Dropped, Stats.AheadDropped); data channel messages are capped at
+// MaxDataChannelMessage (RFC 8841 a=max-message-size).
 //
 // The data channel speaks what pipecat's SmallWebRTCTransport expects of its own clients
 // (pipecat src/pipecat/transports/smallwebrtc/connection.py and the client-web-transports

@@ -21,11 +21,13 @@ import (
 // caller's Opus packets back on its own track after delay, answers client-ready with bot-ready
 // and then emits a user-transcription.
 type testPeer struct {
-	api       *pwebrtc.API
-	srv       *httptest.Server
-	delay     time.Duration
-	noRTVI    bool // ignore client-ready, as a target without RTVI would
-	dropEvery int  // drop every n-th echoed packet (n > 0)
+	api        *pwebrtc.API
+	srv        *httptest.Server
+	delay      time.Duration
+	noRTVI     bool     // ignore client-ready, as a target without RTVI would
+	dropEvery  int      // drop every n-th echoed packet (n > 0)
+	flood      [][]byte // instead of echoing, send these Opus packets at floodSpeed times real time
+	floodSpeed int
 
 	mu      sync.Mutex
 	calls   map[string]*peerCall
@@ -154,7 +156,13 @@ func (p *testPeer) answer(offer string) (*peerCall, string, error) {
 	if _, err := pc.AddTrack(track); err != nil { // takes the offered transceiver: sendrecv
 		return fail(err)
 	}
-	pc.OnTrack(func(remote *pwebrtc.TrackRemote, _ *pwebrtc.RTPReceiver) { p.echo(c, remote, track) })
+	pc.OnTrack(func(remote *pwebrtc.TrackRemote, _ *pwebrtc.RTPReceiver) {
+		if len(p.flood) > 0 {
+			p.floodTo(c, remote, track)
+			return
+		}
+		p.echo(c, remote, track)
+	})
 	pc.OnDataChannel(func(dc *pwebrtc.DataChannel) {
 		p.mu.Lock()
 		p.labels = append(p.labels, dc.Label())
@@ -202,6 +210,32 @@ func (p *testPeer) echo(c *peerCall, remote *pwebrtc.TrackRemote, local *pwebrtc
 		select {
 		case queue <- due{time.Now().Add(p.delay), pkt}:
 		default:
+		}
+	}
+}
+
+// floodTo answers the caller's first packet with p.flood, sent at floodSpeed times real time,
+// and reads what the caller sends until the call ends.
+func (p *testPeer) floodTo(c *peerCall, remote *pwebrtc.TrackRemote, local *pwebrtc.TrackLocalStaticRTP) {
+	if _, _, err := remote.ReadRTP(); err != nil {
+		return
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		start := time.Now()
+		pkt := &rtp.Packet{Header: rtp.Header{Version: 2}}
+		for i, payload := range p.flood {
+			time.Sleep(time.Until(start.Add(time.Duration(i) * 20 * time.Millisecond / time.Duration(p.floodSpeed))))
+			pkt.SequenceNumber, pkt.Timestamp, pkt.Payload = uint16(i), uint32(i)*frameTicks, payload
+			if local.WriteRTP(pkt) != nil {
+				return
+			}
+		}
+	}()
+	for {
+		if _, _, err := remote.ReadRTP(); err != nil {
+			return
 		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/callfleet/callfleet/internal/safetext"
 )
 
 const (
@@ -18,6 +20,10 @@ const (
 	ProtocolVersion = "2.1.0"
 	// MaxMessageSize caps the input Decode accepts.
 	MaxMessageSize = 64 << 10
+	// MaxTypeSize caps a message's type; pipecat's are a few lowercase words joined by hyphens.
+	MaxTypeSize = 64
+	// MaxTextSize caps the text the accessors return (transcripts, bot texts, error texts).
+	MaxTextSize = safetext.MaxText
 )
 
 // Message types used by callfleet, as pipecat names them.
@@ -128,6 +134,9 @@ func Decode(data []byte) (Message, error) {
 	if w.Type == "" {
 		return Message{}, fmt.Errorf("decode rtvi message: %w: type", ErrMissingField)
 	}
+	if !validType(w.Type) {
+		return Message{}, fmt.Errorf("decode rtvi message: %w: type of %d bytes is not a printable token", ErrMalformed, len(w.Type))
+	}
 	m := Message{Label: Label, Type: w.Type, ID: w.ID}
 	if len(w.Data) > 0 && string(w.Data) != "null" {
 		if w.Data[0] != '{' {
@@ -140,6 +149,20 @@ func Decode(data []byte) (Message, error) {
 		m.Data = buf.Bytes()
 	}
 	return m, nil
+}
+
+// validType reports a type of at most MaxTypeSize printable ASCII bytes without spaces: a type is
+// recorded and shown, so one the agent filled with escapes or megabytes is not a type.
+func validType(t string) bool {
+	if len(t) > MaxTypeSize {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if t[i] <= ' ' || t[i] > '~' {
+			return false
+		}
+	}
+	return true
 }
 
 // Encode returns m as one line of compact JSON. An empty Label is written as "rtvi-ai"; Type must
@@ -250,7 +273,9 @@ func (m Message) DecodeData(v any) error {
 
 // Transcription returns the text of a transcript-like message and whether it is final:
 // user-transcription reports its final field; bot-transcription, bot-tts-text, bot-llm-text,
-// bot-output and user-llm-text carry complete segments and report true.
+// bot-output and user-llm-text carry complete segments and report true. The text is the agent's
+// choice, so it comes cleaned (safetext.Clean: no control characters or escapes) and capped at
+// MaxTextSize, as every accessor's text does.
 func (m Message) Transcription() (text string, final bool, err error) {
 	switch m.Type {
 	case TypeUserTranscription:
@@ -258,16 +283,19 @@ func (m Message) Transcription() (text string, final bool, err error) {
 		if err := m.DecodeData(&t); err != nil {
 			return "", false, err
 		}
-		return t.Text, t.Final, requireText(m.Type, m.Data)
+		return cleanText(t.Text), t.Final, requireText(m.Type, m.Data)
 	case TypeBotTranscription, TypeBotTTSText, TypeBotLLMText, TypeBotOutput, TypeUserLLMText:
 		var t textData
 		if err := m.DecodeData(&t); err != nil {
 			return "", false, err
 		}
-		return t.Text, true, requireText(m.Type, m.Data)
+		return cleanText(t.Text), true, requireText(m.Type, m.Data)
 	}
 	return "", false, fmt.Errorf("rtvi transcription: %w: %s", ErrWrongType, m.Type)
 }
+
+// cleanText makes an agent's text safe to record and show.
+func cleanText(s string) string { return safetext.Clean(s, MaxTextSize) }
 
 // requireText checks that data has a string "text" key; pipecat always sends one.
 func requireText(typ string, data json.RawMessage) error {
@@ -280,7 +308,7 @@ func requireText(typ string, data json.RawMessage) error {
 	return nil
 }
 
-// Transcript returns the data of a user-transcription event.
+// Transcript returns the data of a user-transcription event, its text and ids cleaned.
 func (m Message) Transcript() (Transcript, error) {
 	if m.Type != TypeUserTranscription {
 		return Transcript{}, fmt.Errorf("rtvi transcript: %w: %s", ErrWrongType, m.Type)
@@ -289,6 +317,7 @@ func (m Message) Transcript() (Transcript, error) {
 	if err := m.DecodeData(&t); err != nil {
 		return Transcript{}, err
 	}
+	t.Text, t.UserID, t.Timestamp = cleanText(t.Text), cleanText(t.UserID), cleanText(t.Timestamp)
 	return t, requireText(m.Type, m.Data)
 }
 
@@ -317,22 +346,22 @@ func (m Message) ErrorText() (text string, fatal bool, err error) {
 	if err := m.DecodeData(&e); err != nil {
 		return "", false, err
 	}
-	return e.Error, e.Fatal, nil
+	return cleanText(e.Error), e.Fatal, nil
 }
 
-// String returns a short description for logs: type, id and data truncated to 80 bytes.
+// String returns a short description for logs: type, id and data truncated to 80 bytes, cleaned.
 func (m Message) String() string {
 	var b strings.Builder
 	b.WriteString(m.Type)
 	if m.ID != "" {
-		b.WriteString("#" + m.ID)
+		b.WriteString("#" + safetext.Clean(m.ID, 80))
 	}
 	if len(m.Data) > 0 {
 		d := m.Data
 		if len(d) > 80 {
 			d = append(d[:77:77], "..."...)
 		}
-		b.WriteString(" " + string(d))
+		b.WriteString(" " + safetext.Clean(string(d), 0)) // JSON escapes controls, but a log must not trust that
 	}
 	return b.String()
 }

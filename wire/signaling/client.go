@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
+
+	"github.com/callfleet/callfleet/internal/safetext"
 )
 
 // Signaler trades a local SDP offer for the agent's answer.
@@ -56,17 +59,22 @@ func (s SmallWebRTC) Exchange(ctx context.Context, offerSDP string) (string, Ses
 	if err != nil {
 		return "", Session{}, fmt.Errorf("smallwebrtc offer to %s: %w", s.URL, err)
 	}
-	if !ok2xx(resp.code) {
-		return "", Session{}, fmt.Errorf("smallwebrtc offer to %s: %w", s.URL, resp.statusError())
-	}
-	if err := checkMediaType(resp.header.Get("Content-Type"), ContentTypeJSON); err != nil {
-		return "", Session{}, fmt.Errorf("smallwebrtc offer to %s: %w", s.URL, err)
-	}
-	a, err := DecodeAnswer(bytes.NewReader(resp.body))
+	a, err := smallWebRTCAnswer(resp)
 	if err != nil {
 		return "", Session{}, fmt.Errorf("smallwebrtc offer to %s: %w", s.URL, err)
 	}
 	return a.SDP, Session{ID: a.PCID}, nil
+}
+
+// smallWebRTCAnswer checks pipecat's response to an offer: a 2xx JSON answer.
+func smallWebRTCAnswer(resp *response) (Answer, error) {
+	if !ok2xx(resp.code) {
+		return Answer{}, resp.statusError()
+	}
+	if err := checkMediaType(resp.header.Get("Content-Type"), ContentTypeJSON); err != nil {
+		return Answer{}, err
+	}
+	return DecodeAnswer(bytes.NewReader(resp.body))
 }
 
 // AddCandidates trickles ICE candidates for the peer connection pcID with a PATCH.
@@ -116,24 +124,10 @@ func (w WHIP) Exchange(ctx context.Context, offerSDP string) (string, Session, e
 	if err != nil {
 		return "", Session{}, fmt.Errorf("whip offer to %s: %w", w.URL, err)
 	}
-	if resp.code != http.StatusCreated {
-		return "", Session{}, fmt.Errorf("whip offer to %s: want 201 Created: %w", w.URL, resp.statusError())
-	}
-	if err := checkMediaType(resp.header.Get("Content-Type"), ContentTypeSDP); err != nil {
+	answer, resource, err := whipAnswer(resp)
+	if err != nil {
 		return "", Session{}, fmt.Errorf("whip offer to %s: %w", w.URL, err)
 	}
-	if err := ValidateSDP(string(resp.body)); err != nil {
-		return "", Session{}, fmt.Errorf("whip offer to %s: answer: %w", w.URL, err)
-	}
-	loc := resp.header.Get("Location")
-	if loc == "" {
-		return "", Session{}, fmt.Errorf("whip offer to %s: %w", w.URL, ErrMissingLocation)
-	}
-	res, err := resp.url.Parse(loc)
-	if err != nil {
-		return "", Session{}, fmt.Errorf("whip offer to %s: %w: location %q: %v", w.URL, ErrMissingLocation, loc, err)
-	}
-	resource := res.String()
 	closeFn := func(ctx context.Context) error {
 		resp, err := send(ctx, w.Client, request{method: http.MethodDelete, url: resource, bearer: w.BearerToken})
 		if err != nil {
@@ -144,5 +138,54 @@ func (w WHIP) Exchange(ctx context.Context, offerSDP string) (string, Session, e
 		}
 		return nil
 	}
-	return string(resp.body), Session{ID: resource, close: closeFn}, nil
+	return answer, Session{ID: resource, close: closeFn}, nil
 }
+
+// whipAnswer checks a WHIP endpoint's response to an offer (RFC 9725 §4.2): 201 Created, an
+// application/sdp answer, and the session URL in Location.
+func whipAnswer(resp *response) (answer, resource string, err error) {
+	if resp.code != http.StatusCreated {
+		return "", "", fmt.Errorf("want 201 Created: %w", resp.statusError())
+	}
+	if err := checkMediaType(resp.header.Get("Content-Type"), ContentTypeSDP); err != nil {
+		return "", "", err
+	}
+	if err := ValidateSDP(string(resp.body)); err != nil {
+		return "", "", fmt.Errorf("answer: %w", err)
+	}
+	resource, err = resolveLocation(resp.url, resp.header.Get("Location"))
+	if err != nil {
+		return "", "", err
+	}
+	return string(resp.body), resource, nil
+}
+
+// maxLocation caps the WHIP session URL: it becomes the call's id in every record.
+const maxLocation = 2048
+
+// resolveLocation resolves a WHIP Location header against the URL that answered (RFC 9725 §4.2,
+// RFC 9110 §10.2.2) to the absolute http(s) URL the session is deleted at. The result is ASCII:
+// url.URL.String escapes what it does not keep as is.
+func resolveLocation(base *url.URL, loc string) (string, error) {
+	if loc == "" {
+		return "", ErrMissingLocation
+	}
+	if len(loc) > maxLocation {
+		return "", fmt.Errorf("%w: location of %d bytes (most %d)", ErrMissingLocation, len(loc), maxLocation)
+	}
+	res, err := base.Parse(loc)
+	if err != nil {
+		return "", fmt.Errorf("%w: location %q: %w", ErrMissingLocation, quoteable(loc), safetext.Error(err))
+	}
+	if (res.Scheme != "http" && res.Scheme != "https") || res.Host == "" {
+		return "", fmt.Errorf("%w: location %q is not an http(s) url", ErrMissingLocation, quoteable(loc))
+	}
+	out := res.String()
+	if len(out) > maxLocation || safetext.Clean(out, 0) != out {
+		return "", fmt.Errorf("%w: location %q", ErrMissingLocation, quoteable(loc))
+	}
+	return out, nil
+}
+
+// quoteable is agent-chosen text cut short for an error message, which %q then quotes.
+func quoteable(s string) string { return safetext.Clean(s, 80) }

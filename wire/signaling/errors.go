@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/callfleet/callfleet/internal/safetext"
 )
 
 var (
@@ -33,7 +35,7 @@ const snippetSize = 200
 type StatusError struct {
 	StatusCode int
 	Status     string // e.g. "503 Service Unavailable"
-	Body       string // first 200 bytes, valid UTF-8, trimmed
+	Body       string // first 200 bytes, cleaned (safetext.Clean): printable UTF-8, trimmed
 	RetryAfter string // Retry-After header, which RFC 9725 servers send with 503
 }
 
@@ -55,10 +57,11 @@ func newStatusError(code int, status string, body []byte, retryAfter string) *St
 	if status == "" {
 		status = fmt.Sprint(code)
 	}
+	// The agent chose every text here; cleaned, an error message cannot drive a terminal.
 	return &StatusError{
 		StatusCode: code,
-		Status:     status,
-		Body:       strings.TrimSpace(strings.ToValidUTF8(string(body), "\uFFFD")),
-		RetryAfter: retryAfter,
+		Status:     safetext.Clean(status, safetext.MaxText),
+		Body:       safetext.Clean(strings.ToValidUTF8(string(body), "\uFFFD"), snippetSize),
+		RetryAfter: safetext.Clean(retryAfter, 64),
 	}
 }

@@ -85,7 +85,7 @@ func DecodeOffer(r io.Reader) (Offer, error) {
 		return Offer{}, fmt.Errorf("decode offer: %w: %v", ErrMalformed, err)
 	}
 	if w.Type != TypeOffer {
-		return Offer{}, fmt.Errorf("decode offer: %w: type %q", ErrBadOffer, w.Type)
+		return Offer{}, fmt.Errorf("decode offer: %w: type %q", ErrBadOffer, quoteable(w.Type))
 	}
 	o := Offer{Type: TypeOffer}
 	if w.SDP != nil {
@@ -118,12 +118,33 @@ func DecodeAnswer(r io.Reader) (Answer, error) {
 		return Answer{}, fmt.Errorf("decode answer: %w: %v", ErrMalformed, err)
 	}
 	if a.Type != TypeAnswer {
-		return Answer{}, fmt.Errorf("decode answer: %w: type %q", ErrMalformed, a.Type)
+		return Answer{}, fmt.Errorf("decode answer: %w: type %q", ErrMalformed, quoteable(a.Type))
 	}
 	if err := ValidateSDP(a.SDP); err != nil {
 		return Answer{}, fmt.Errorf("decode answer: %w", err)
 	}
+	if !validID(a.PCID) {
+		return Answer{}, fmt.Errorf("decode answer: %w: pc_id %q is not a printable token of at most %d bytes",
+			ErrMalformed, quoteable(a.PCID), MaxIDSize)
+	}
 	return a, nil
+}
+
+// MaxIDSize caps an answer's pc_id, which becomes the call's id in every record.
+const MaxIDSize = 256
+
+// validID reports a pc_id of printable ASCII without spaces, at most MaxIDSize bytes (pipecat's
+// are "SmallWebRTCConnection#<n>" or a uuid); empty is allowed.
+func validID(id string) bool {
+	if len(id) > MaxIDSize {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] <= ' ' || id[i] > '~' {
+			return false
+		}
+	}
+	return true
 }
 
 // ReadWHIPOffer reads the SDP offer of a WHIP POST (RFC 9725 §4.2): Content-Type must be
@@ -158,7 +179,7 @@ func readCapped(r io.Reader) ([]byte, error) {
 func checkMediaType(header, want string) error {
 	mt, _, err := mime.ParseMediaType(header)
 	if err != nil || mt != want {
-		return fmt.Errorf("%w: %q, want %s", ErrContentType, header, want)
+		return fmt.Errorf("%w: %q, want %s", ErrContentType, quoteable(header), want)
 	}
 	return nil
 }
