@@ -55,6 +55,14 @@ fuzz: deps
 	$(GO) test -run '^$$' -fuzz '^FuzzNormalize$$' -fuzztime $(FUZZTIME) ./speech/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./wire/twilio/
 	$(GO) test -run '^$$' -fuzz '^FuzzFastPath$$' -fuzztime $(FUZZTIME) ./wire/twilio/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseStreamURL$$' -fuzztime $(FUZZTIME) ./wire/twilio/
+	$(GO) test -run '^$$' -fuzz '^FuzzSignature$$' -fuzztime $(FUZZTIME) ./wire/twilio/
+	$(GO) test -run '^$$' -fuzz '^FuzzSmallWebRTCAnswer$$' -fuzztime $(FUZZTIME) ./wire/signaling/
+	$(GO) test -run '^$$' -fuzz '^FuzzWHIPAnswer$$' -fuzztime $(FUZZTIME) ./wire/signaling/
+	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) ./callers/twilio/
+	$(GO) test -run '^$$' -fuzz '^FuzzRTPReader$$' -fuzztime $(FUZZTIME) ./callers/webrtc/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseSample$$' -fuzztime $(FUZZTIME) ./scenarios/
+	$(GO) test -run '^$$' -fuzz '^FuzzClean$$' -fuzztime $(FUZZTIME) ./internal/safetext/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./wire/rtvi/
 	$(GO) test -run '^$$' -fuzz '^FuzzSSEReader$$' -fuzztime $(FUZZTIME) ./wire/rtvi/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeOffer$$' -fuzztime $(FUZZTIME) ./wire/signaling/

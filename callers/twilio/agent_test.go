@@ -33,7 +33,7 @@ type behaviour struct {
 	Transcripts bool          // publish a final user-transcription 100 ms after each phrase ends
 	LateTurn    int           // hold this turn's transcript until the next phrase is being spoken
 	Events404   int           // answer the first n events requests 404
-	AuthToken   string        // check X-Twilio-Signature on /twiml
+	AuthToken   string        // check X-Twilio-Signature on /twiml and the websocket upgrade
 	Junk        bool          // before each reply, send what a hostile agent might (sendJunk)
 }
 
@@ -200,6 +200,12 @@ next:
 }
 
 func (a *agent) serveWS(w http.ResponseWriter, r *http.Request) {
+	// Twilio signs the websocket request too: over the URL dialled, query included, no body params.
+	wsURL := "ws" + strings.TrimPrefix(a.srv.URL, "http") + r.URL.RequestURI()
+	if a.b.AuthToken != "" && !tw.ValidSignature(a.b.AuthToken, wsURL, nil, r.Header.Get(tw.SignatureHeader)) {
+		http.Error(w, "bad signature", http.StatusForbidden)
+		return
+	}
 	ws, err := upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		return

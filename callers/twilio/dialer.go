@@ -31,7 +31,8 @@ type Dialer struct {
 	// TwiMLURL, when set, is posted Twilio's voice webhook form first; the call dials the
 	// <Stream url> of the TwiML it returns, with its <Parameter>s as customParameters.
 	TwiMLURL string
-	// AuthToken signs the webhook with X-Twilio-Signature; empty sends no signature.
+	// AuthToken signs the webhook and the websocket upgrade with X-Twilio-Signature; empty sends
+	// no signature.
 	AuthToken string
 	// EventsURL is the agent's Server-Sent Events stream of RTVI messages for the call, with
 	// {callSid} standing for the call's sid; empty when the agent exposes no transcripts.
@@ -111,7 +112,11 @@ func (d *Dialer) open(ctx context.Context, wsURL string) (*websocket.Conn, error
 	if wd == nil {
 		wd = &websocket.Dialer{Proxy: http.ProxyFromEnvironment, HandshakeTimeout: 10 * time.Second}
 	}
-	ws, resp, err := wd.DialContext(ctx, wsURL, nil)
+	var hdr http.Header
+	if d.AuthToken != "" { // Twilio signs the upgrade as it does the webhook: the URL, no params
+		hdr = http.Header{tw.SignatureHeader: {tw.Signature(d.AuthToken, wsURL, nil)}}
+	}
+	ws, resp, err := wd.DialContext(ctx, wsURL, hdr)
 	if resp != nil && resp.Body != nil {
 		resp.Body.Close()
 	}
