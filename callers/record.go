@@ -52,9 +52,21 @@ type Turn struct {
 	LateTranscripts   []string `json:"late_transcripts,omitempty"`
 	TranscriptChannel bool     `json:"transcript_channel"` // the target exposes server transcripts
 
+	// The agent's own text for its reply, where the protocol carries it (RTVI bot-output,
+	// bot-tts-text or bot-llm-text; LiveKit's agent transcription): what it meant to say, the third
+	// witness between what it heard and what a caller heard.
+	AgentText []string `json:"agent_text,omitempty"`
+
 	// Caller side: the transcription of the agent's reply, and the replies counted.
 	Heard   string `json:"heard"`
 	Replies int    `json:"replies"`
+	// The caller's ears: how long the reply waited for a decoder, and how long its decode took.
+	DecodeWait Ms `json:"decode_wait,omitempty"`
+	DecodeTime Ms `json:"decode_time,omitempty"`
+	// Unjudged says why the generator could not complete the caller-side check of this turn (its
+	// decode queue was over its bound, a decode timed out, the --stt-url server failed): the
+	// generator's shortfall, never the agent's failure. Empty when the check was completed.
+	Unjudged string `json:"unjudged,omitempty"`
 
 	// Playout model over the reply.
 	AgentAudio Ms  `json:"agent_audio"` // voiced + silent agent audio played during the reply
