@@ -1,6 +1,8 @@
 package checks
 
 import (
+	"fmt"
+
 	"github.com/callfleet/callfleet/callers"
 )
 
@@ -42,8 +44,13 @@ type Generator struct {
 	// Steal is the share of the machine's CPU time its hypervisor took during the step (vmstat's
 	// "st"), nil where unknown: a VM paused by its host makes every send late at once.
 	Steal *float64 `json:"steal,omitempty"`
-	Bound bool     `json:"generator_bound"`
-	Why   []string `json:"why,omitempty"`
+	// The caller's ears: each decoded reply's wait for a decoder and its decode time, and the
+	// turns whose caller-side check the generator could not complete (cancelled turns aside).
+	DecodeWait Summary  `json:"decode_wait"`
+	DecodeTime Summary  `json:"decode_time"`
+	Unjudged   int      `json:"unjudged"`
+	Bound      bool     `json:"generator_bound"`
+	Why        []string `json:"why,omitempty"`
 }
 
 // StealNote is the machine steal from which a generator_bound step says the host may be to blame.
@@ -79,11 +86,34 @@ func GeneratorOf(turns []callers.Turn, cpu, steal float64, th Thresholds) Genera
 	if cpu >= th.MaxGeneratorCPU {
 		g.Why = append(g.Why, "generator CPU "+FormatPct(cpu)+" >= "+FormatPct(th.MaxGeneratorCPU))
 	}
+	g.ears(turns, th)
 	g.Bound = len(g.Why) > 0
 	if g.Bound && steal >= StealNote { // said on the first reason, lateness when it is one
 		g.Why[0] += " (the hypervisor took " + FormatPct(steal) + " of this machine's CPU: may be the host's doing)"
 	}
 	return g
+}
+
+// ears judges the caller's transcription as part of the generator: a reply it could not judge,
+// or a decode backlog past the bound, means its figures are the generator's, not the agent's.
+func (g *Generator) ears(turns []callers.Turn, th Thresholds) {
+	var waits, times []float64
+	for _, t := range turns {
+		if t.DecodeWait > 0 || t.DecodeTime > 0 { // a decode was queued: 0 and 0 is no decode recorded
+			waits = append(waits, float64(t.DecodeWait))
+			times = append(times, float64(t.DecodeTime))
+		}
+		if callerUnjudged(t) && Turn(t).Outcome != OutcomeCancelled { // a cut decode is the cut's doing
+			g.Unjudged++
+		}
+	}
+	g.DecodeWait, g.DecodeTime = Summarize(waits), Summarize(times)
+	if g.Unjudged > 0 {
+		g.Why = append(g.Why, fmt.Sprintf("ears fell behind: %d turns unjudged", g.Unjudged))
+	}
+	if limit := callers.D(th.MaxDecodeWaitP95); limit > 0 && g.DecodeWait.P95 > limit {
+		g.Why = append(g.Why, "ears fell behind: decode wait p95 "+FormatMs(g.DecodeWait.P95)+" > "+FormatMs(limit))
+	}
 }
 
 // StealOrUnknown is Steal as a number, -1 where unknown.
@@ -94,19 +124,23 @@ func (g Generator) StealOrUnknown() float64 {
 	return *g.Steal
 }
 
-// answers counts calls that got no reply audio at all, and turns that got none (cancelled turns
-// aside: the run, not the agent, cut them short).
+// answers counts connected calls that got no reply audio at all, and turns that got none. Turns
+// cancelled or unjudged are not counted, nor are calls the run cancelled or that hold such a
+// turn: the run or the generator, not the agent, cut them short.
 func answers(turns []callers.Turn, calls []callers.CallResult) (silentCalls, silentTurns int) {
-	replied := map[int]bool{}
+	excused := map[int]bool{}
 	for _, t := range turns {
-		if t.Marks.ReplyStart != nil {
-			replied[t.Call] = true
-		} else if errorReason(t) != ReasonCancelled {
+		o := Turn(t).Outcome
+		switch {
+		case t.Marks.ReplyStart != nil, o == OutcomeCancelled, o == OutcomeUnjudged,
+			errorReason(t) == ReasonCancelled, callerUnjudged(t): // the record's word, whatever else the turn shows
+			excused[t.Call] = true
+		default:
 			silentTurns++
 		}
 	}
 	for _, c := range calls {
-		if c.Connected && !replied[c.Call] {
+		if c.Connected && !excused[c.Call] && c.EndedBy != callers.EndedByCancelled {
 			silentCalls++
 		}
 	}
@@ -123,3 +157,43 @@ func Understood(turns []callers.Turn) int {
 	}
 	return n
 }
+
+// TurnTally counts a step's turns by outcome: Understood + Failed + Slips + Unjudged + Cancelled
+// = Total.
+type TurnTally struct {
+	Total      int `json:"total"`
+	Understood int `json:"understood"`
+	Failed     int `json:"failed"`
+	Slips      int `json:"slips"`
+	Unjudged   int `json:"unjudged"`
+	Cancelled  int `json:"cancelled"`
+}
+
+// Tally counts turns by outcome.
+func Tally(turns []callers.Turn) TurnTally {
+	var x TurnTally
+	for _, t := range turns {
+		x.Add(Turn(t))
+	}
+	return x
+}
+
+// Add counts one turn's verdict.
+func (x *TurnTally) Add(v TurnVerdict) {
+	x.Total++
+	switch v.Outcome {
+	case OutcomeUnderstood:
+		x.Understood++
+	case OutcomeSlip:
+		x.Slips++
+	case OutcomeUnjudged:
+		x.Unjudged++
+	case OutcomeCancelled:
+		x.Cancelled++
+	default:
+		x.Failed++
+	}
+}
+
+// Judged is the turns the understood rule counts: neither unjudged nor cancelled.
+func (x TurnTally) Judged() int { return x.Understood + x.Failed + x.Slips }

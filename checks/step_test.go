@@ -108,9 +108,9 @@ func TestStepRules(t *testing.T) {
 
 func TestCapacity(t *testing.T) {
 	ok := func(n int) StepInput { return stepOf(n, 3, nil) }
-	bad := func(n int) StepInput {
+	bad := func(n int) StepInput { // the agent misheard: a failure whatever the caller's ears
 		s := stepOf(n, 3, nil)
-		s.Turns[0].Heard = ""
+		s.Turns[0].ServerTranscripts, s.Turns[0].Heard = []string{"1"}, "1"
 		return s
 	}
 	bound := func(n int) StepInput {
