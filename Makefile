@@ -52,6 +52,7 @@ fixtures: deps
 FUZZTIME ?= 60s
 fuzz: deps
 	$(GO) test -run '^$$' -fuzz '^FuzzReadWAV$$' -fuzztime $(FUZZTIME) ./audio/
+	$(GO) test -run '^$$' -fuzz '^FuzzResample$$' -fuzztime $(FUZZTIME) ./audio/
 	$(GO) test -run '^$$' -fuzz '^FuzzNormalize$$' -fuzztime $(FUZZTIME) ./speech/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./wire/twilio/
 	$(GO) test -run '^$$' -fuzz '^FuzzFastPath$$' -fuzztime $(FUZZTIME) ./wire/twilio/
@@ -67,6 +68,8 @@ fuzz: deps
 	$(GO) test -run '^$$' -fuzz '^FuzzSSEReader$$' -fuzztime $(FUZZTIME) ./wire/rtvi/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeOffer$$' -fuzztime $(FUZZTIME) ./wire/signaling/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeJSONL$$' -fuzztime $(FUZZTIME) ./report/
+	$(GO) test -run '^$$' -fuzz '^FuzzRebuild$$' -fuzztime $(FUZZTIME) ./report/
+	$(GO) test -run '^$$' -fuzz '^FuzzRenderReport$$' -fuzztime $(FUZZTIME) ./report/
 	$(GO) test -run '^$$' -fuzz '^FuzzOfferHandler$$' -fuzztime $(FUZZTIME) ./agent-under-test/
 	$(GO) test -run '^$$' -fuzz '^FuzzOpusIn$$' -fuzztime $(FUZZTIME) ./agent-under-test/
 	$(GO) test -run '^$$' -fuzz '^FuzzTwiML$$' -fuzztime $(FUZZTIME) ./agent-under-test/
