@@ -1,6 +1,7 @@
 package audio
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -17,40 +18,82 @@ const (
 	stopbandDB = 70.0
 )
 
-// supportedRates are the rates with an integral 20 ms frame that Resample
-// and NewResampler accept.
+// MinRate and MaxRate bound the rates Resample, NewResampler and the WAV reader and writer
+// accept: below 1 kHz a clip is not speech, and above 384 kHz (the top of common converters) a
+// rate is a corrupt header, not audio; the bounds also cap a resampler's filter and output size.
+const (
+	MinRate = 1000
+	MaxRate = 384000
+)
+
+// Table sizes. A rate pair's phases (out/in reduced by the gcd) each get their own row when they
+// fit in exactTableCoefs; a pair of coprime odd rates (44101 to 16000 is 16000 phases) instead
+// interpolates between interpRows+1 rows spaced evenly over one input sample.
+const (
+	exactTableCoefs  = 1 << 16 // 256 KiB of float32: every pair of the usual rates fits
+	interpTableCoefs = 1 << 20 // 4 MiB: caps a coprime pair's table whatever its rates
+	interpRows       = 256     // linear interpolation error about -90 dB for voice-band cutoffs
+	minInterpRows    = 16      // a very wide (decimating) filter is smooth at this spacing
+	cacheEntries     = 64      // rate pairs kept; a stream of odd rates from files cannot grow it
+)
+
+// supportedRates are the rates with an integral 20 ms frame the project streams and writes.
 var supportedRates = map[int]bool{
 	8000: true, 12000: true, 16000: true, 24000: true,
 	22050: true, 32000: true, 44100: true, 48000: true,
 }
 
-// SupportedRate reports whether Resample and NewResampler accept rate.
+// SupportedRate reports whether rate is one the project streams and writes in 20 ms frames (8, 12,
+// 16, 22.05, 24, 32, 44.1 or 48 kHz). Resample and NewResampler take any rate CheckRate accepts.
 func SupportedRate(rate int) bool { return supportedRates[rate] }
+
+// CheckRate returns nil when Resample and NewResampler accept rate (MinRate to MaxRate Hz), else
+// an error wrapping ErrRate that names the range.
+func CheckRate(rate int) error {
+	if rate < MinRate || rate > MaxRate {
+		return fmt.Errorf("%d Hz: %w (want %d to %d Hz)", rate, ErrRate, MinRate, MaxRate)
+	}
+	return nil
+}
 
 // polyphase is an immutable filter bank for one rate pair, shared by every
 // Resampler of that pair. Output n sits at input time n*m/l.
 type polyphase struct {
-	l, m  int64     // reduced ratio: out/in = l/m
-	w     int64     // half-width in input samples; taps reach n0-w+1..n0+w
-	taps  int64     // taps per phase: 2w rounded up to a multiple of 8
-	first int64     // offset from n0 of the first tap (negative)
-	lat   int64     // streaming latency in output samples
-	coef  []float32 // l phases × taps, phase-major
-	// For phase ph, the next output has phase next[ph] and its centre
-	// input index moves by step[ph]; tables avoid a division per sample.
-	next, step []int64
+	l, m   int64     // reduced ratio: out/in = l/m
+	mq, mr int64     // m/l and m%l: each output moves the centre by mq inputs and the phase by mr
+	w      int64     // half-width in input samples; taps reach n0-w+1..n0+w
+	taps   int64     // taps per row: 2w rounded up to a multiple of 8
+	first  int64     // offset from n0 of the first tap (negative)
+	lat    int64     // streaming latency in output samples
+	rows   int64     // exact: l rows, row ph is phase ph; else interpRows+1 rows, row r at r/(rows-1)
+	exact  bool      // one row per phase; false: interpolate between rows
+	coef   []float32 // rows × taps, row-major
 }
 
-var filterCache sync.Map // [2]int{from,to} -> *polyphase
+var filterCache = struct {
+	sync.Mutex
+	m map[[2]int]*polyphase
+}{m: map[[2]int]*polyphase{}}
 
-// filterFor returns the shared filter bank for from→to, designing it once.
+// filterFor returns the filter bank for from→to, designed once for the first cacheEntries pairs.
 func filterFor(from, to int) *polyphase {
 	key := [2]int{from, to}
-	if f, ok := filterCache.Load(key); ok {
-		return f.(*polyphase)
+	filterCache.Lock()
+	f, ok := filterCache.m[key]
+	filterCache.Unlock()
+	if ok {
+		return f
 	}
-	f, _ := filterCache.LoadOrStore(key, designPolyphase(from, to))
-	return f.(*polyphase)
+	f = designPolyphase(from, to)
+	filterCache.Lock()
+	defer filterCache.Unlock()
+	if g, ok := filterCache.m[key]; ok {
+		return g // designed meanwhile by another caller: share one
+	}
+	if len(filterCache.m) < cacheEntries {
+		filterCache.m[key] = f
+	}
+	return f
 }
 
 func gcd(a, b int) int {
@@ -60,10 +103,11 @@ func gcd(a, b int) int {
 	return a
 }
 
-// designPolyphase builds the windowed-sinc bank for from→to (from != to).
+// designPolyphase builds the windowed-sinc bank for from→to (from != to, both CheckRate-valid).
 func designPolyphase(from, to int) *polyphase {
 	g := gcd(from, to)
 	p := &polyphase{l: int64(to / g), m: int64(from / g)}
+	p.mq, p.mr = p.m/p.l, p.m%p.l
 	low := min(from, to)
 	// Half-width in input samples: halfWidth samples at the lower rate.
 	p.w = (int64(halfWidth)*int64(from) + int64(low) - 1) / int64(low)
@@ -74,19 +118,30 @@ func designPolyphase(from, to int) *polyphase {
 	width := (stopbandDB - 7.95) / (2.285 * float64(2*halfWidth-1) * 2 * math.Pi)
 	cutoff := (0.5 - width/2) * float64(low) / float64(from) // cycles per input sample
 	beta := 0.1102 * (stopbandDB - 8.7)
-	p.coef = make([]float32, p.l*p.taps)
-	p.next, p.step = make([]int64, p.l), make([]int64, p.l)
-	for ph := int64(0); ph < p.l; ph++ {
-		p.fillPhase(p.coef[ph*p.taps:(ph+1)*p.taps], ph, cutoff, beta)
-		p.next[ph], p.step[ph] = (ph+p.m)%p.l, (ph+p.m)/p.l
+	p.exact = p.l*p.taps <= exactTableCoefs
+	if p.exact {
+		p.rows = p.l
+	} else {
+		p.rows = min(interpRows, max(minInterpRows, interpTableCoefs/p.taps-1)) + 1
+	}
+	p.coef = make([]float32, p.rows*p.taps)
+	for r := int64(0); r < p.rows; r++ {
+		p.fillRow(p.coef[r*p.taps:(r+1)*p.taps], p.rowFrac(r), cutoff, beta)
 	}
 	return p
 }
 
-// fillPhase computes one phase's taps, normalised to unity DC gain so no
-// phase-dependent ripple appears on DC.
-func (p *polyphase) fillPhase(dst []float32, ph int64, cutoff, beta float64) {
-	frac := float64(ph) / float64(p.l)
+// rowFrac is where row r's output sits past its centre input, in input samples: [0, 1).
+func (p *polyphase) rowFrac(r int64) float64 {
+	if p.exact {
+		return float64(r) / float64(p.l)
+	}
+	return float64(r) / float64(p.rows-1) // the last row, at 1, closes the interpolation
+}
+
+// fillRow computes one row's taps for an output frac input samples past n0, normalised to unity
+// DC gain so no phase-dependent ripple appears on DC.
+func (p *polyphase) fillRow(dst []float32, frac, cutoff, beta float64) {
 	var sum float64
 	h := make([]float64, len(dst))
 	for j := range h {
@@ -98,6 +153,16 @@ func (p *polyphase) fillPhase(dst []float32, ph int64, cutoff, beta float64) {
 	for j := range h {
 		dst[j] = float32(h[j] / sum)
 	}
+}
+
+// interp is the filter output of phase ph over x (x[0] is the first tap's input), between the
+// two rows around it.
+func (p *polyphase) interp(ph int64, x []float32) float32 {
+	pos := ph * (p.rows - 1) // ph/l of an input sample, in row spacings times l
+	r, t := pos/p.l, float32(pos%p.l)/float32(p.l)
+	a := dot(p.coef[r*p.taps:(r+1)*p.taps], x)
+	b := dot(p.coef[(r+1)*p.taps:(r+2)*p.taps], x)
+	return a + t*(b-a)
 }
 
 func sinc(x float64) float64 {
@@ -168,9 +233,11 @@ func toPCM(v float32) int16 {
 }
 
 // Resampler converts a stream between two rates, keeping filter state
-// across calls. Feed it whole 20 ms frames and each call returns exactly one
-// 20 ms frame at the output rate; the output is the one-shot Resample result
-// delayed by Latency samples. A Resampler is not safe for concurrent use.
+// across calls. Between rates SupportedRate accepts, feed it whole 20 ms
+// frames and each call returns exactly one 20 ms frame at the output rate;
+// between any others the chunks it returns vary in length around the ratio.
+// The output is the one-shot Resample result delayed by Latency samples. A
+// Resampler is not safe for concurrent use.
 type Resampler struct {
 	f      *polyphase // nil when from == to
 	hist   []float32  // input history; hist[0] is input sample number base
@@ -179,11 +246,11 @@ type Resampler struct {
 	out    []int16 // buffer returned by Process
 }
 
-// NewResampler returns a streaming resampler from one rate to another. Both
-// must satisfy SupportedRate (8, 12, 16, 24, 32, 44.1 or 48 kHz).
+// NewResampler returns a streaming resampler from one rate to another; a
+// rate CheckRate refuses is an error wrapping ErrRate.
 func NewResampler(from, to int) (*Resampler, error) {
-	if !SupportedRate(from) || !SupportedRate(to) {
-		return nil, fmt.Errorf("new resampler %d→%d Hz: %w", from, to, ErrRate)
+	if err := errors.Join(CheckRate(from), CheckRate(to)); err != nil {
+		return nil, fmt.Errorf("new resampler %d→%d Hz: %w", from, to, err)
 	}
 	r := &Resampler{}
 	if from != to {
@@ -239,9 +306,18 @@ func (r *Resampler) ProcessTo(dst, in []int16) []int16 {
 	end := r.base + int64(len(r.hist))
 	n0, ph := r.n0, r.ph
 	for n0+f.w < end { // last tap's input already read
-		start := n0 + f.first - r.base
-		dst = append(dst, toPCM(dot(f.coef[ph*f.taps:(ph+1)*f.taps], r.hist[start:])))
-		n0, ph = n0+f.step[ph], f.next[ph]
+		x := r.hist[n0+f.first-r.base:]
+		var v float32
+		if f.exact { // the usual rates: one row per phase, inline on the hot path
+			v = dot(f.coef[ph*f.taps:(ph+1)*f.taps], x)
+		} else {
+			v = f.interp(ph, x)
+		}
+		dst = append(dst, toPCM(v))
+		n0, ph = n0+f.mq, ph+f.mr
+		if ph >= f.l {
+			n0, ph = n0+1, ph-f.l
+		}
 	}
 	r.n0, r.ph = n0, ph
 	r.discard()
@@ -260,24 +336,35 @@ func (r *Resampler) discard() {
 
 // Resample converts in from one rate to another in one shot. The output has
 // round(len(in)*to/from) samples and no delay: output i is the band-limited
-// input at time i/to seconds (samples outside in count as zero). It panics
-// if a rate fails SupportedRate; rates are expected to be program constants
-// (use NewResampler to get an error instead).
+// input at time i/to seconds (samples outside in count as zero). Rates are
+// program constants or a WAV clip's, which the reader bounds by CheckRate;
+// it panics on any other (use ResampleChecked or NewResampler for an error).
 func Resample(in []int16, from, to int) []int16 {
+	out, err := ResampleChecked(in, from, to)
+	if err != nil {
+		panic("audio.Resample: " + err.Error()) // unreachable from input: ReadWAV refuses what CheckRate refuses
+	}
+	return out
+}
+
+// ResampleChecked is Resample, with an error wrapping ErrRate for a rate
+// CheckRate refuses.
+func ResampleChecked(in []int16, from, to int) ([]int16, error) {
 	r, err := NewResampler(from, to)
 	if err != nil {
-		panic("audio.Resample: " + err.Error())
+		return nil, fmt.Errorf("resample: %w", err)
 	}
 	n := int((int64(len(in))*int64(to) + int64(from)/2) / int64(from))
 	lat := r.Latency()
 	out := make([]int16, 0, n+lat+SamplesPerFrame(to))
 	out = r.ProcessTo(out, in)
 	if r.f != nil {
-		// Flush with zeros until the last wanted output is out.
-		zeros := make([]int16, r.f.w+r.f.m)
+		// Flush with zeros until the last wanted output is out; each chunk
+		// holds more than one output's worth of input, so every pass emits.
+		zeros := make([]int16, r.f.w+r.f.mq+1)
 		for len(out) < n+lat {
 			out = r.ProcessTo(out, zeros)
 		}
 	}
-	return out[lat : lat+n : lat+n]
+	return out[lat : lat+n : lat+n], nil
 }

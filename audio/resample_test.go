@@ -155,9 +155,95 @@ func TestResampleDC(t *testing.T) {
 }
 
 func TestNewResamplerRates(t *testing.T) {
-	for _, p := range [][2]int{{8000, 11025}, {0, 8000}, {48000, -1}, {7000, 48000}} {
-		if _, err := NewResampler(p[0], p[1]); !errors.Is(err, ErrRate) {
-			t.Errorf("NewResampler(%d, %d) err = %v, want ErrRate", p[0], p[1], err)
+	tests := []struct {
+		from, to int
+		ok       bool
+	}{
+		{8000, 11025, true},
+		{7000, 48000, true},
+		{MinRate, MaxRate, true},
+		{MaxRate, MinRate, true},
+		{0, 8000, false},
+		{48000, -1, false},
+		{MinRate - 1, 16000, false},
+		{16000, MaxRate + 1, false},
+		{4_000_000_000, 16000, false},
+	}
+	for _, tt := range tests {
+		_, err := NewResampler(tt.from, tt.to)
+		if tt.ok != (err == nil) || (err != nil && !errors.Is(err, ErrRate)) {
+			t.Errorf("NewResampler(%d, %d) err = %v, want ok %v or ErrRate", tt.from, tt.to, err, tt.ok)
+		}
+		out, err := ResampleChecked([]int16{1, 2, 3}, tt.from, tt.to)
+		if tt.ok != (err == nil) || (err != nil && (!errors.Is(err, ErrRate) || out != nil)) {
+			t.Errorf("ResampleChecked(%d, %d) = %d samples, %v; want ok %v or ErrRate", tt.from, tt.to, len(out), err, tt.ok)
+		}
+	}
+}
+
+// TestResampleAnyRate resamples a tone between recording rates, odd ones included (coprime pairs
+// take the interpolated table), and compares it with the same tone made at the target rate.
+func TestResampleAnyRate(t *testing.T) {
+	rates := []int{8000, 11025, 16000, 22050, 44100, 48000, 96000, 44101, 7919, MinRate, MaxRate}
+	if raceEnabled {
+		rates = []int{8000, 11025, 44101, 96000}
+	}
+	for _, from := range rates {
+		for _, to := range rates {
+			freq := min(1000, 0.3*float64(min(from, to))) // well inside both passbands
+			in := tone(from/4, from, freq, 10000)
+			got := Resample(in, from, to)
+			if n := (len(in)*to + from/2) / from; len(got) != n {
+				t.Fatalf("%d→%d: %d samples, want %d", from, to, len(got), n)
+			}
+			want := tone(len(got), to, freq, 10000)
+			edge := to / 50
+			if snr := snrDB(want, got, edge, len(want)-edge); snr < 40 {
+				t.Errorf("%d→%d of %.0f Hz: SNR vs direct tone %.1f dB, want >= 40", from, to, freq, snr)
+			}
+		}
+	}
+}
+
+// TestResampleInterpolatedQuality holds the interpolated table to the exact one's standard: a
+// coprime pair next to its round neighbour, on tones across the voice band.
+func TestResampleInterpolatedQuality(t *testing.T) {
+	for _, p := range [][2]int{{44101, 16000}, {16000, 44101}, {7919, 8000}, {48001, 8000}} {
+		f := filterFor(p[0], p[1])
+		if f.exact {
+			t.Fatalf("%d→%d: %d phases took the exact table; the test wants the interpolated one", p[0], p[1], f.l)
+		}
+		for _, freq := range []float64{300, 1000, 3000} {
+			got := Resample(tone(p[0]/2, p[0], freq, 20000), p[0], p[1])
+			want := tone(p[1]/2, p[1], freq, 20000)
+			edge := p[1] / 50
+			if snr := snrDB(want, got, edge, len(want)-edge); snr < 65 {
+				t.Errorf("%d→%d of %v Hz: SNR %.1f dB, want >= 65", p[0], p[1], freq, snr)
+			}
+		}
+	}
+}
+
+// TestResampleOddRateAntiAlias checks a tone above the lower Nyquist is filtered out between odd
+// rates too.
+func TestResampleOddRateAntiAlias(t *testing.T) {
+	for _, p := range [][2]int{{44101, 8000}, {96000, 11025}, {22050, 8000}, {MaxRate, 16000}} {
+		freq := 0.6 * float64(p[1]) // past the output's Nyquist (0.5) and the filter's transition
+		in := tone(p[0]/4, p[0], freq, 20000)
+		out := Resample(in, p[0], p[1])
+		edge := p[1] / 50
+		if att := DBFS(in) - DBFS(out[edge:len(out)-edge]); att < 30 {
+			t.Errorf("%.0f Hz %d→%d: attenuation %.1f dB, want >= 30", freq, p[0], p[1], att)
+		}
+	}
+}
+
+// TestResampleTableBounded checks the filter of the widest pairs stays within its table budget.
+func TestResampleTableBounded(t *testing.T) {
+	for _, p := range [][2]int{{MaxRate - 1, MinRate}, {MinRate, MaxRate - 1}, {MaxRate - 1, 16000}, {44101, MaxRate}} {
+		f := designPolyphase(p[0], p[1])
+		if n := len(f.coef); n > interpTableCoefs+int(f.taps) {
+			t.Errorf("%d→%d: %d coefficients, want <= %d", p[0], p[1], n, interpTableCoefs)
 		}
 	}
 }
@@ -172,6 +258,32 @@ func TestResamplerStreaming(t *testing.T) {
 	for _, from := range rates {
 		for _, to := range rates {
 			checkStreaming(t, from, to)
+		}
+	}
+}
+
+// TestResamplerStreamingOddRates checks chunks of a stream between rates without an integral
+// 20 ms frame (or with coprime ratios) add up to the one-shot result, delayed by Latency.
+func TestResamplerStreamingOddRates(t *testing.T) {
+	for _, p := range [][2]int{{11025, 16000}, {16000, 11025}, {44101, 16000}, {8000, 7919}, {96000, 8000}} {
+		in := tone(p[0]/5, p[0], 700, 8000)
+		want := Resample(in, p[0], p[1])
+		r, err := NewResampler(p[0], p[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int16
+		for i, step := 0, 1; i < len(in); i, step = i+step, step%301+7 {
+			got = r.ProcessTo(got, in[i:min(i+step, len(in))])
+		}
+		lat := r.Latency()
+		if len(got) < len(want)-p[1]/100 {
+			t.Fatalf("%d→%d: streamed %d samples, one-shot %d", p[0], p[1], len(got), len(want))
+		}
+		for i := lat; i < len(got) && i-lat < len(want); i++ {
+			if d := int(got[i]) - int(want[i-lat]); d < -1 || d > 1 {
+				t.Fatalf("%d→%d: stream[%d]=%d, one-shot[%d]=%d", p[0], p[1], i, got[i], i-lat, want[i-lat])
+			}
 		}
 	}
 }

@@ -20,8 +20,6 @@ const (
 	wavFormatPCM        = 0x0001
 	wavFormatExtensible = 0xFFFE
 	wavHeaderSize       = 44 // RIFF header + 16-byte fmt chunk + data chunk header
-	wavMinRate          = 1000
-	wavMaxRate          = 768000
 	wavMaxChannels      = 64
 	wavMaxFmt           = 40 // extensible fmt body; longer bodies are skipped past
 	wavMaxData          = 1<<32 - 1 - (wavHeaderSize - 8)
@@ -207,8 +205,8 @@ func parseFmt(b []byte) (*Clip, error) {
 		return nil, fmt.Errorf("read wav fmt: %d bits per sample: %w", bits, ErrUnsupportedFormat)
 	case channels < 1 || channels > wavMaxChannels:
 		return nil, fmt.Errorf("read wav fmt: %d channels: %w", channels, ErrCorrupt)
-	case rate < wavMinRate || rate > wavMaxRate:
-		return nil, fmt.Errorf("read wav fmt: rate %d Hz: %w", rate, ErrCorrupt)
+	case rate < MinRate || rate > MaxRate: // the resampler's bounds, so every clip read resamples
+		return nil, fmt.Errorf("read wav fmt: rate %d Hz: %w: %w (want %d to %d Hz)", rate, ErrCorrupt, ErrRate, MinRate, MaxRate)
 	case align != 2*channels || byteRate != rate*int64(align):
 		return nil, fmt.Errorf("read wav fmt: block align %d, byte rate %d for %d channels at %d Hz: %w",
 			align, byteRate, channels, rate, ErrCorrupt)
@@ -258,8 +256,8 @@ func checkFormat(rate, channels int) error {
 	if channels < 1 || channels > wavMaxChannels {
 		return fmt.Errorf("%d channels: %w", channels, ErrChannels)
 	}
-	if rate < wavMinRate || rate > wavMaxRate {
-		return fmt.Errorf("%d Hz: %w", rate, ErrRate)
+	if err := CheckRate(rate); err != nil {
+		return err
 	}
 	return nil
 }

@@ -37,7 +37,7 @@ type Widener struct {
 func NewWidener() *Widener {
 	rs, err := NewResampler(8000, 16000)
 	if err != nil {
-		panic(err) // 8000 -> 16000 is always supported
+		panic(err) // unreachable: 8000 and 16000 are constants CheckRate accepts
 	}
 	return &Widener{rs: rs, delay: make([]int16, rs.Latency()/2)}
 }
