@@ -16,6 +16,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/callfleet/callfleet/audio"
+	"github.com/callfleet/callfleet/speech"
 	"github.com/callfleet/callfleet/speech/pool"
 	"github.com/callfleet/callfleet/wire/rtvi"
 	tw "github.com/callfleet/callfleet/wire/twilio"
@@ -219,6 +220,19 @@ func (s *sse) finals() []string {
 	return out
 }
 
+// said is the digits of the agent's bot-output texts.
+func (s *sse) said() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var texts []string
+	for _, m := range s.msgs {
+		if o, err := m.Output(); err == nil && o.Spoken {
+			texts = append(texts, o.Text)
+		}
+	}
+	return speech.Normalize(strings.Join(texts, " "))
+}
+
 func (s *sse) has(typ string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -252,10 +266,14 @@ func TestTwilioTurn(t *testing.T) {
 	if len(marks) != 1 {
 		t.Errorf("marks %q, want one after the reply", marks)
 	}
-	for _, typ := range []string{rtvi.TypeUserStartedSpeaking, rtvi.TypeUserStoppedSpeaking, rtvi.TypeBotStartedSpeaking, rtvi.TypeBotStoppedSpeaking} {
+	for _, typ := range []string{rtvi.TypeUserStartedSpeaking, rtvi.TypeUserStoppedSpeaking, rtvi.TypeBotStartedSpeaking, rtvi.TypeBotStoppedSpeaking,
+		rtvi.TypeBotOutput, rtvi.TypeBotTTSText, rtvi.TypeBotTranscription} {
 		if !ev.has(typ) {
 			t.Errorf("no %s event", typ)
 		}
+	}
+	if said := ev.said(); said != clip.Digits {
+		t.Errorf("bot-output says %q, want %q", said, clip.Digits)
 	}
 	// The end-of-turn wait is 1.5 s of silence as the VAD sees it; it hears a word's fading end as
 	// silence already, so the reply comes a little sooner after the clip's last voiced sample.

@@ -342,7 +342,8 @@ func TestWebRTCTurn(t *testing.T) {
 	if got := c.finals(); len(got) != 1 || got[0] != clip.Digits {
 		t.Errorf("user-transcription finals %q, want [%q]", got, clip.Digits)
 	}
-	for _, typ := range []string{rtvi.TypeUserStartedSpeaking, rtvi.TypeBotStartedSpeaking, rtvi.TypeBotTranscription} {
+	for _, typ := range []string{rtvi.TypeUserStartedSpeaking, rtvi.TypeBotStartedSpeaking, rtvi.TypeBotTranscription,
+		rtvi.TypeBotOutput, rtvi.TypeBotTTSText} {
 		if !c.has(typ, "") {
 			t.Errorf("no %s on the data channel", typ)
 		}

@@ -15,8 +15,6 @@ var (
 	ErrSend = errors.New("callers: send failed")
 	// ErrPhrase means the next phrase could not be rendered.
 	ErrPhrase = errors.New("callers: phrase unavailable")
-	// ErrTranscribe means the caller's transcription of a reply failed or never came.
-	ErrTranscribe = errors.New("callers: reply transcription failed")
 )
 
 // Why a turn ended early (Turn.Error): a closed list that checks map to failure reasons.
@@ -26,7 +24,7 @@ const (
 	ReasonHangup       = "hangup"            // the agent hung up before the turn was over
 	ReasonConnection   = "connection_lost"   // the transport failed before the turn was over
 	ReasonCancelled    = "cancelled"         // the run was stopped before the turn was over
-	ReasonTranscribe   = "transcribe_failed" // the caller could not transcribe the reply
+	ReasonTranscribe   = "transcribe_failed" // older records only: a reply the ears could not hear is now Turn.Unjudged
 	ReasonOverrun      = "overrun"           // agent audio came too far ahead of real time and was dropped (Turn.Dropped)
 )
 

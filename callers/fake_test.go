@@ -25,6 +25,8 @@ type script struct {
 	flood      time.Duration // reply with this much tone at once instead of the phrase
 	dropped    int           // report this many samples dropped by the transport on each reply
 	finals     []string      // send these finals too, at the transcript's time
+	// botText, if set, gives the agent's own text events for a phrase, sent with its reply audio.
+	botText func(digits string) []rtvi.Message
 }
 
 // fakeDialer dials fakeConns: an in-memory agent that replies with the caller's own clip.
@@ -120,6 +122,11 @@ func (c *fakeConn) Send(cl *pool.Clip, i int) error {
 			reply = tone(c.s.flood)
 		}
 		c.later(c.s.delay-time.Since(now), func() {
+			if c.s.botText != nil {
+				for _, m := range c.s.botText(cl.Digits) {
+					c.event(m)
+				}
+			}
 			select {
 			case c.audio <- Chunk{PCM: reply, At: time.Now(), Dropped: c.s.dropped}:
 			case <-c.ctx.Done():
@@ -144,9 +151,11 @@ func (c *fakeConn) later(d time.Duration, fn func()) {
 	}()
 }
 
-func (c *fakeConn) final(text string) {
+func (c *fakeConn) final(text string) { c.event(rtvi.UserTranscription(text, true, time.Now())) }
+
+func (c *fakeConn) event(m rtvi.Message) {
 	select {
-	case c.events <- rtvi.UserTranscription(text, true, time.Now()):
+	case c.events <- m:
 	case <-c.ctx.Done():
 	}
 }
@@ -160,7 +169,7 @@ func (c *fakeConn) SendSilence() error {
 
 func (c *fakeConn) Audio() <-chan Chunk { return c.audio }
 func (c *fakeConn) Events() <-chan rtvi.Message {
-	if c.s.transcript == 0 {
+	if c.s.transcript == 0 && c.s.botText == nil {
 		return nil
 	}
 	return c.events

@@ -274,7 +274,7 @@ func (c *call) onReply(ev listen.Event) {
 func (c *call) onHeard(h listen.Heard) {
 	for i, t := range c.held {
 		if t.replySeq == h.Seq {
-			t.heard, t.heardErr, t.heardPending = h.Digits, heardErr(h.Err), false
+			t.hear(h)
 			c.held = slices.Delete(c.held, i, i+1)
 			c.emit(t)
 			return
@@ -282,22 +282,20 @@ func (c *call) onHeard(h listen.Heard) {
 	}
 	for _, t := range []*turn{c.cur, c.prev} {
 		if t != nil && t.replySeq == h.Seq {
-			t.heard, t.heardErr, t.heardPending = h.Digits, heardErr(h.Err), false
+			t.hear(h)
 			return
 		}
 	}
 }
 
-func heardErr(err error) error {
-	if errors.Is(err, context.Canceled) {
-		return nil // the call was stopped; the turn's error says so
-	}
-	return err
-}
-
 // onEvent files a final server transcript by its arrival: finals arriving while the next turn's
 // first words are being spoken are late for the turn before; others belong to the latest turn.
+// The agent's own reply text goes to the turn whose reply it is (onAgentText).
 func (c *call) onEvent(m rtvi.Message, at time.Time) {
+	if bt, ok := m.BotText(); ok {
+		c.onAgentText(bt)
+		return
+	}
 	if m.Type != rtvi.TypeUserTranscription {
 		return
 	}
@@ -315,5 +313,20 @@ func (c *call) onEvent(m rtvi.Message, at time.Time) {
 		c.prev.addServer(tr.Text, at)
 	default:
 		t.addServer(tr.Text, at)
+	}
+}
+
+// onAgentText files a piece of the agent's own reply text with the turn it answers: text arriving
+// after a turn's speech end is its reply's, until the next turn's speech starts; text while a
+// phrase is being spoken (a barge-in, an early reply) or before the first one (a greeting) is
+// no turn's.
+func (c *call) onAgentText(bt rtvi.BotText) {
+	t := c.cur
+	switch {
+	case t == nil:
+	case !t.speechEnd.IsZero():
+		t.agent.add(bt)
+	case t.speechStart.IsZero() && c.prev != nil:
+		c.prev.agent.add(bt)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/callfleet/callfleet/callers/listen"
 	"github.com/callfleet/callfleet/speech"
 	"github.com/callfleet/callfleet/speech/pool"
-	"github.com/callfleet/callfleet/speech/stt"
 	"github.com/callfleet/callfleet/wire/rtvi"
 )
 
@@ -21,9 +20,10 @@ const (
 	DefaultReply        = 15 * time.Second
 	DefaultReplySilence = listen.DefaultSilence
 
-	// closeTimeout bounds the hang-up; heardTimeout the wait for the last reply's transcription.
+	// closeTimeout bounds the hang-up; heardSlack is how much longer than the ears' own Limit a
+	// turn waits for its reply's transcription before it is recorded unjudged without one.
 	closeTimeout = 2 * time.Second
-	heardTimeout = 5 * time.Second
+	heardSlack   = 2 * time.Second
 )
 
 // withDefaults fills the zero fields of a plan.
@@ -43,34 +43,35 @@ func (p Plan) withDefaults() Plan {
 	return p
 }
 
-// caller is the Caller of one transport, pool and transcriber.
+// caller is the Caller of one transport, pool and pair of ears.
 type caller struct {
 	d    Dialer
 	pool *pool.Pool
-	tr   *stt.Model
+	ears listen.Ears
 }
 
 var _ Caller = (*caller)(nil)
 
-// New returns a Caller that dials with d, speaks phrases from p and transcribes replies with tr
-// (nil: no caller-side transcription).
-func New(d Dialer, p *pool.Pool, tr *stt.Model) Caller { return &caller{d: d, pool: p, tr: tr} }
+// New returns a Caller that dials with d, speaks phrases from p and hears replies with ears
+// (nil: no caller-side transcription; listen.ModelEars adapts an *stt.Model).
+func New(d Dialer, p *pool.Pool, ears listen.Ears) Caller { return &caller{d: d, pool: p, ears: ears} }
 
 // Run places one call; see the package Run.
 func (c *caller) Run(ctx context.Context, plan Plan, sink Sink) CallResult {
-	return Run(ctx, c.d, c.pool, plan, sink, c.tr)
+	return Run(ctx, c.d, c.pool, plan, sink, c.ears)
 }
 
 // Run places one call over d following plan: dial, wait for the agent, then speak a phrase, wait
 // for and time the reply, pause, and again until plan.Until or plan.MaxTurns, then hang up. Each
 // turn goes to sink once its late-transcript window has closed (or at the end of the call); the
 // result goes to sink before Run returns. It returns early when ctx ends or the agent hangs up;
-// every wait is bounded by the plan's timeouts.
-func Run(ctx context.Context, d Dialer, p *pool.Pool, plan Plan, sink Sink, tr *stt.Model) CallResult {
+// every wait is bounded by the plan's timeouts. Replies are heard with ears (nil: none), shared by
+// all the callers of a run.
+func Run(ctx context.Context, d Dialer, p *pool.Pool, plan Plan, sink Sink, ears listen.Ears) CallResult {
 	if sink == nil {
 		sink = nopSink{}
 	}
-	c := &call{d: d, pool: p, plan: plan.withDefaults(), sink: sink, tr: tr, ph: speech.ForCall(plan.Seed, plan.Call)}
+	c := &call{d: d, pool: p, plan: plan.withDefaults(), sink: sink, ears: ears, ph: speech.ForCall(plan.Seed, plan.Call)}
 	res := c.run(ctx)
 	if res.EndedBy == EndedByCaller || res.EndedBy == EndedByAgent {
 		sink.State(plan.Call, StateDone)
@@ -87,7 +88,7 @@ type call struct {
 	pool *pool.Pool
 	plan Plan
 	sink Sink
-	tr   *stt.Model
+	ears listen.Ears
 	ph   *speech.Phrases
 
 	t0   time.Time
@@ -107,8 +108,9 @@ type call struct {
 	frame      int   // next frame of cur's clip to send
 	next       *clipFuture
 	pauseUntil time.Time
-	owner      *turn   // the turn the reply in progress counts for
-	held       []*turn // turns past their late window, waiting for their transcription
+	owner      *turn         // the turn the reply in progress counts for
+	held       []*turn       // turns past their late window, waiting for their transcription
+	heardWait  time.Duration // how long a turn waits for its transcription (the ears' Limit + heardSlack)
 
 	dropped      int // agent samples the transport dropped, since the last tick
 	droppedSeen  int // the listener's drop count at the last tick
@@ -138,7 +140,8 @@ func (c *call) run(ctx context.Context) CallResult {
 	c.res.Connect = c.mark(time.Now())
 	c.audio, c.events, c.flush, c.hasText = conn.Audio(), conn.Events(), conn.Flush(), conn.Events() != nil
 	c.lis = listen.NewListener(ctx, listen.Config{Delay: c.d.JitterBuffer(), Silence: c.plan.ReplySilence,
-		MaxAhead: maxAhead(c.d)}, c.tr)
+		MaxAhead: maxAhead(c.d)}, c.ears)
+	c.heardWait = c.lis.Limit() + heardSlack
 	c.loop(ctx)
 	c.hangUp(ctx)
 	return c.res
@@ -192,6 +195,9 @@ func (c *call) hangUp(ctx context.Context) {
 	rest := append(c.held, c.prev, c.cur)
 	slices.SortFunc(rest, func(a, b *turn) int { return turnNumber(a) - turnNumber(b) })
 	for _, t := range rest {
+		if t != nil && t.heardPending {
+			t.giveUpHeard(ctx.Err() != nil)
+		}
 		c.emit(t)
 	}
 	c.held, c.prev, c.cur = nil, nil, nil
@@ -210,7 +216,7 @@ func (c *call) awaitHeard(ctx context.Context) {
 	if !c.heardPending() || ctx.Err() != nil {
 		return
 	}
-	t := time.NewTimer(heardTimeout)
+	t := time.NewTimer(c.heardWait)
 	defer t.Stop()
 	for c.heardPending() {
 		select {

@@ -125,11 +125,17 @@ type Said struct {
 
 // HeardReply is one agent reply as the far end played it, and what the caller heard in it.
 type HeardReply struct {
-	Seq        int    `json:"seq"`
-	Start      Ms     `json:"start"`
-	End        *Ms    `json:"end,omitempty"` // nil: still playing when the call ended
-	Heard      string `json:"heard,omitempty"`
-	HeardErr   string `json:"heard_error,omitempty"`
+	Seq      int    `json:"seq"`
+	Start    Ms     `json:"start"`
+	End      *Ms    `json:"end,omitempty"` // nil: still playing when the call ended
+	Heard    string `json:"heard,omitempty"`
+	HeardErr string `json:"heard_error,omitempty"`
+	// The caller's ears on this reply, as in Turn: its wait for a decoder, its decode time, why
+	// it could not be heard; Cancelled: the call was stopped before it was.
+	DecodeWait Ms     `json:"decode_wait,omitempty"`
+	DecodeTime Ms     `json:"decode_time,omitempty"`
+	Unjudged   string `json:"unjudged,omitempty"`
+	Cancelled  bool   `json:"cancelled,omitempty"`
 	Underruns  int    `json:"underruns"`
 	LongestGap Ms     `json:"longest_gap"`
 	AgentAudio Ms     `json:"agent_audio"`
@@ -141,7 +147,8 @@ type Span struct {
 	End   Ms `json:"end"`
 }
 
-// AgentEvent is one server message (RTVI): its type and arrival; transcripts keep their text.
+// AgentEvent is one server message (RTVI): its type and arrival; transcripts keep their text, and
+// so do the agent's own reply texts that count (rtvi.Message.BotText).
 type AgentEvent struct {
 	At    Ms     `json:"at"`
 	Type  string `json:"type"`

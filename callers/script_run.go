@@ -4,19 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/callfleet/callfleet/callers/listen"
 	"github.com/callfleet/callfleet/internal/safetext"
 	"github.com/callfleet/callfleet/speech/pool"
-	"github.com/callfleet/callfleet/speech/stt"
 	"github.com/callfleet/callfleet/wire/rtvi"
 )
 
 // RunScript places one scripted call over d, speaking from p (phrases the pool lacks are
-// rendered first), transcribing the replies its cues ask for with tr (nil: none), and returns
-// what it saw. Every wait is bounded by the script's timeouts; ctx's end hangs up.
-func RunScript(ctx context.Context, d Dialer, p *pool.Pool, s Script, tr *stt.Model) Trace {
+// rendered first), hearing the replies its cues ask for with ears (nil: none), and returns what
+// it saw. Every wait is bounded by the script's timeouts; ctx's end hangs up.
+func RunScript(ctx context.Context, d Dialer, p *pool.Pool, s Script, ears listen.Ears) Trace {
 	s = s.withDefaults()
 	c := &scriptCall{d: d, s: s, cur: -1, t0: time.Now()}
 	c.trace = Trace{Schema: TraceSchema, Call: s.Call, Step: s.Step, Transport: d.Name(), Seed: s.Seed,
@@ -43,7 +43,7 @@ func RunScript(ctx context.Context, d Dialer, p *pool.Pool, s Script, tr *stt.Mo
 	c.trace.TranscriptChannel = c.events != nil
 	c.level = listen.NewDetector(0, 0)
 	c.lis = listen.NewListener(ctx, listen.Config{Delay: d.JitterBuffer(), Silence: s.ReplySilence,
-		MaxAhead: maxAhead(d)}, tr)
+		MaxAhead: maxAhead(d)}, ears)
 	c.loop(ctx)
 	c.hangUp(ctx)
 	return c.trace
@@ -78,8 +78,8 @@ type scriptCall struct {
 	startAt  time.Time // when the next cue's first frame goes out; zero until known
 	lastDone time.Time // the last cue's reply ended or was given up on
 	lateness []time.Duration
-	pending  int // replies whose transcription is under way
-	dropped  int // agent samples the transport dropped for arriving too far ahead
+	pending  []int // Seq of the replies whose transcription is under way
+	dropped  int   // agent samples the transport dropped for arriving too far ahead
 	finished bool
 }
 
@@ -367,6 +367,9 @@ func (c *scriptCall) onEvent(m rtvi.Message, at time.Time) {
 			e.Text, e.Final = safetext.Clean(tr.Text, safetext.MaxText), tr.Final
 		}
 	}
+	if bt, ok := m.BotText(); ok {
+		e.Text = bt.Text // the agent's own words, kept only when they count (rtvi BotText)
+	}
 	c.trace.Events = append(c.trace.Events, e)
 }
 
@@ -392,22 +395,44 @@ func (c *scriptCall) onReply(ev listen.Event) {
 			}
 		}
 		if ev.Transcribing {
-			c.pending++
+			c.pending = append(c.pending, r.Seq)
 		}
 	}
 }
 
-// onHeard files the caller's transcription of a reply.
+// onHeard files the caller's transcription of a reply (a failed open reports one that was never
+// pending).
 func (c *scriptCall) onHeard(h listen.Heard) {
-	c.pending = max(0, c.pending-1) // a failed open reports without a reply end
+	if i := slices.Index(c.pending, h.Seq); i >= 0 {
+		c.pending = slices.Delete(c.pending, i, i+1)
+	}
 	for i := range c.trace.Replies {
 		if r := &c.trace.Replies[i]; r.Seq == h.Seq {
-			r.Heard = h.Digits
-			if h.Err != nil && !errors.Is(h.Err, context.Canceled) {
+			r.Heard, r.DecodeWait, r.DecodeTime, r.Unjudged = h.Digits, D(h.Wait), D(h.Time), h.Unjudged
+			switch {
+			case h.Unjudged != "":
 				r.HeardErr = errorText(h.Err)
+			case h.Err != nil:
+				r.Cancelled = true // an error without a reason is the call's end
 			}
 		}
 	}
+}
+
+// giveUpHeard marks the replies whose transcription never came: cut short when the call was
+// stopped, else unjudged.
+func (c *scriptCall) giveUpHeard(cancelled bool) {
+	for _, seq := range c.pending {
+		for i := range c.trace.Replies {
+			if r := &c.trace.Replies[i]; r.Seq == seq {
+				r.Cancelled = cancelled
+				if !cancelled {
+					r.Unjudged = listen.UnjudgedTimeout
+				}
+			}
+		}
+	}
+	c.pending = nil
 }
 
 // checkDone ends the call Hold after the last cue's reply ended or was given up on.
@@ -462,10 +487,10 @@ func (c *scriptCall) hangUp(ctx context.Context) {
 	if n := c.dropped + c.lis.Dropped(); n > 0 {
 		c.trace.Dropped = D(time.Duration(n) * time.Second / listen.Rate)
 	}
-	if c.pending > 0 && ctx.Err() == nil {
-		t := time.NewTimer(heardTimeout)
+	if len(c.pending) > 0 && ctx.Err() == nil {
+		t := time.NewTimer(c.lis.Limit() + heardSlack)
 	wait:
-		for c.pending > 0 {
+		for len(c.pending) > 0 {
 			select {
 			case h := <-c.lis.Heard():
 				c.onHeard(h)
@@ -477,6 +502,7 @@ func (c *scriptCall) hangUp(ctx context.Context) {
 		}
 		t.Stop()
 	}
+	c.giveUpHeard(ctx.Err() != nil)
 	c.lis.Close()
 	c.trace.Duration = D(time.Since(c.t0))
 }

@@ -1,7 +1,6 @@
 package callers
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/callfleet/callfleet/callers/listen"
@@ -29,8 +28,12 @@ type turn struct {
 	server   []string
 	serverAt []time.Time
 	late     []string
-	heard    string
-	heardErr error
+	agent    agentText // the agent's own text for its reply
+
+	heard                  string
+	decodeWait, decodeTime time.Duration
+	unjudged               string // why the caller's ears could not hear the reply (Turn.Unjudged)
+	heardCut               bool   // the call was stopped before the reply was heard
 
 	lateness   []time.Duration
 	lateClosed bool
@@ -123,14 +126,38 @@ func (c *call) release(t *turn, now time.Time) {
 	c.emit(t)
 }
 
-// expireHeld sends the turns whose transcription has not come within heardTimeout.
+// expireHeld sends the turns whose transcription has not come within heardWait: the ears bound
+// their own wait, so this is a backstop, and the turn is the generator's shortfall.
 func (c *call) expireHeld(now time.Time) {
-	for len(c.held) > 0 && now.Sub(c.held[0].heldSince) >= heardTimeout {
+	for len(c.held) > 0 && now.Sub(c.held[0].heldSince) >= c.heardWait {
 		t := c.held[0]
 		c.held = c.held[1:]
-		t.heardErr = fmt.Errorf("%w: no transcription within %v", ErrTranscribe, heardTimeout)
+		t.giveUpHeard(false)
 		c.emit(t)
 	}
+}
+
+// hear files the caller's transcription of the turn's reply.
+func (t *turn) hear(h listen.Heard) {
+	t.heard, t.heardPending = h.Digits, false
+	t.decodeWait, t.decodeTime = h.Wait, h.Time
+	switch {
+	case h.Unjudged != "":
+		t.unjudged = h.Unjudged
+	case h.Err != nil:
+		t.heardCut = true // an error without a reason is the call's end (Heard)
+	}
+}
+
+// giveUpHeard ends the wait for a transcription that has not come: cut short when the call was
+// stopped, else unjudged (the ears fell behind their own bound, or could not be waited for).
+func (t *turn) giveUpHeard(cancelled bool) {
+	t.heardPending = false
+	if cancelled {
+		t.heardCut = true
+		return
+	}
+	t.unjudged = listen.UnjudgedTimeout
 }
 
 // overrunExplains reports whether a flood of agent audio is the likelier cause of how a turn
@@ -164,7 +191,9 @@ func (c *call) record(t *turn) Turn {
 			ReplyEnd:    c.mark(t.replyEnd),
 		},
 		ServerTranscripts: t.server, LateTranscripts: t.late, TranscriptChannel: c.hasText,
-		Heard: t.heard, Replies: t.replies,
+		AgentText: t.agent.list(),
+		Heard:     t.heard, Replies: t.replies,
+		DecodeWait: D(t.decodeWait), DecodeTime: D(t.decodeTime), Unjudged: t.unjudged,
 		AgentAudio: D(t.agentAudio), Underruns: t.underruns, LongestGap: D(t.longestGap),
 		Dropped: D(time.Duration(t.dropped) * time.Second / listen.Rate),
 		Error:   t.err, Hangup: t.hangup,
@@ -177,8 +206,8 @@ func (c *call) record(t *turn) Turn {
 	switch {
 	case t.dropped > 0 && overrunExplains(rec.Error):
 		rec.Error = ReasonOverrun
-	case rec.Error == "" && t.heardErr != nil:
-		rec.Error = ReasonTranscribe
+	case rec.Error == "" && t.heardCut:
+		rec.Error = ReasonCancelled // the turn was in flight when the run was stopped
 	}
 	return rec
 }

@@ -17,6 +17,7 @@ import (
 
 	agent "github.com/callfleet/callfleet/agent-under-test"
 	"github.com/callfleet/callfleet/agent-under-test/llm"
+	"github.com/callfleet/callfleet/callers/listen"
 	"github.com/callfleet/callfleet/callers/twilio"
 	"github.com/callfleet/callfleet/checks"
 	"github.com/callfleet/callfleet/report"
@@ -94,7 +95,7 @@ func TestMetricsOfARun(t *testing.T) {
 	plan.Steps, plan.Duration, plan.Ramp, plan.Warmup, plan.Seed = []int{2}, 3*time.Second, 0, 0, 3
 	out := t.TempDir()
 	r, err := scenarios.Execute(ctx, scenarios.Spec{Target: hs.URL, Dialer: d, Plan: plan,
-		Thresholds: checks.DefaultThresholds(), Pool: p, STT: rec, Out: out, Metrics: m})
+		Thresholds: checks.DefaultThresholds(), Pool: p, STT: listen.ModelEars(rec), Out: out, Metrics: m})
 	stop()
 	wg.Wait()
 	if err != nil {

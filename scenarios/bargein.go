@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/callfleet/callfleet/callers"
+	"github.com/callfleet/callfleet/callers/listen"
 	"github.com/callfleet/callfleet/checks"
 	"github.com/callfleet/callfleet/report"
 	"github.com/callfleet/callfleet/speech"
 	"github.com/callfleet/callfleet/speech/pool"
-	"github.com/callfleet/callfleet/speech/stt"
 	"github.com/callfleet/callfleet/wire/rtvi"
 )
 
@@ -79,7 +79,7 @@ func BargeInScripts(p BargeInPlan, pl *pool.Pool) []callers.Script {
 // RunScripts places scripted calls, at most parallel at once, filing each trace with rec as it
 // finishes (rec may be nil); the traces come back in script order. rec's outputs see the calls
 // as one step, each call dialing until its trace is filed, then done or failed.
-func RunScripts(ctx context.Context, d callers.Dialer, pl *pool.Pool, tr *stt.Model, scripts []callers.Script,
+func RunScripts(ctx context.Context, d callers.Dialer, pl *pool.Pool, tr listen.Ears, scripts []callers.Script,
 	parallel int, rec *Recorder) []callers.Trace {
 	out := make([]callers.Trace, len(scripts))
 	var h Hooks

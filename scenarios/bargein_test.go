@@ -9,6 +9,7 @@ import (
 
 	agent "github.com/callfleet/callfleet/agent-under-test"
 	"github.com/callfleet/callfleet/callers"
+	"github.com/callfleet/callfleet/callers/listen"
 	"github.com/callfleet/callfleet/report"
 	"github.com/callfleet/callfleet/speech/pool"
 	"github.com/callfleet/callfleet/wire/rtvi"
@@ -89,7 +90,7 @@ func TestBargeInAgainstReferenceAgent(t *testing.T) {
 			if d.Name() == "webrtc" {
 				codec = pool.CodecOpus
 			}
-			traces := RunScripts(ctx, d, fx.pool(t, codec), fx.model, BargeInScripts(p, fx.pool(t, codec)), 2, nil)
+			traces := RunScripts(ctx, d, fx.pool(t, codec), listen.ModelEars(fx.model), BargeInScripts(p, fx.pool(t, codec)), 2, nil)
 			var calls []report.BargeInCall
 			for _, tr := range traces {
 				c := BargeInOf(tr)

@@ -11,6 +11,7 @@ import (
 	agent "github.com/callfleet/callfleet/agent-under-test"
 	"github.com/callfleet/callfleet/agent-under-test/llm"
 	"github.com/callfleet/callfleet/callers"
+	"github.com/callfleet/callfleet/callers/listen"
 	"github.com/callfleet/callfleet/callers/twilio"
 	"github.com/callfleet/callfleet/callers/webrtc"
 	"github.com/callfleet/callfleet/checks"
@@ -66,7 +67,7 @@ func TestRampAgainstReferenceAgent(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			r, err := Execute(ctx, Spec{Target: hs.URL, Dialer: d, Plan: plan, Thresholds: checks.DefaultThresholds(),
-				Pool: p, STT: model, Out: out, Scrape: hs.URL + "/metrics"})
+				Pool: p, STT: listen.ModelEars(model), Out: out, Scrape: hs.URL + "/metrics"})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -19,10 +19,10 @@ import (
 	"time"
 
 	"github.com/callfleet/callfleet/callers"
+	"github.com/callfleet/callfleet/callers/listen"
 	"github.com/callfleet/callfleet/checks"
 	"github.com/callfleet/callfleet/report"
 	"github.com/callfleet/callfleet/speech/pool"
-	"github.com/callfleet/callfleet/speech/stt"
 )
 
 // Named errors; functions wrap them with context, so test with errors.Is.
@@ -118,9 +118,9 @@ type ProbeSpec struct {
 	Setting *AgentSetting // the bundled agent's setting when swept; nil otherwise
 	Dialer  callers.Dialer
 	Pool    *pool.Pool
-	// STT transcribes the agent's replies, as in a ramp, so each turn is judged on both checks;
+	// STT hears the agent's replies, as in a ramp, so each turn is judged on both checks;
 	// nil leaves Heard empty and every turn fails the reply check (wrong_reply).
-	STT  *stt.Model
+	STT  listen.Ears
 	Plan ProbePlan
 	// Hooks see each pause as a step (ProbeStep says which) and every record as it finishes
 	// (turns.jsonl, progress, the live view); any may be nil.

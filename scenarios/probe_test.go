@@ -15,6 +15,7 @@ import (
 	agent "github.com/callfleet/callfleet/agent-under-test"
 	"github.com/callfleet/callfleet/agent-under-test/llm"
 	"github.com/callfleet/callfleet/callers"
+	"github.com/callfleet/callfleet/callers/listen"
 	"github.com/callfleet/callfleet/callers/twilio"
 	"github.com/callfleet/callfleet/callers/webrtc"
 	"github.com/callfleet/callfleet/checks"
@@ -157,7 +158,7 @@ func TestProbeAgainstReferenceAgent(t *testing.T) {
 		a := startAgent(t, fx, cfg)
 		plan.Step = i
 		var steps stepLog
-		s, turns := RunProbe(ctx, ProbeSpec{Setting: &set, Dialer: a.twilio(), Pool: fx.pool(t, pool.CodecMulaw), STT: fx.model, Plan: plan,
+		s, turns := RunProbe(ctx, ProbeSpec{Setting: &set, Dialer: a.twilio(), Pool: fx.pool(t, pool.CodecMulaw), STT: listen.ModelEars(fx.model), Plan: plan,
 			Hooks: steps.hooks()})
 		a.stop()
 		steps.check(t, plan)

@@ -243,6 +243,10 @@ func (c *Call) tick(frame []int16, now time.Time) bool {
 			c.deps.Observer.Turn(rep.heardAt.Sub(rep.eotAt), now.Sub(rep.heardAt))
 		}
 		c.ev.Publish(rtvi.Event(rtvi.TypeBotStartedSpeaking))
+		// The reply's text as spoken, as pipecat's RTVIObserver reports a TTSTextFrame to RTVI 2.x
+		// clients (bot-output, then bot-tts-text); bot-transcription stays for 1.x clients.
+		c.ev.Publish(rtvi.BotOutput(rep.text))
+		c.ev.Publish(rtvi.BotTTSText(rep.text))
 		c.ev.Publish(rtvi.BotTranscription(rep.text))
 	}
 	if err := c.out.Send(out); err != nil {

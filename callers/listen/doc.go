@@ -1,6 +1,13 @@
 // Package listen is the receiving side every caller shares, whatever the transport: a model of the
 // far end's playout buffer (Playout), reply detection over what that buffer plays (Detector), and
-// streaming transcription of each reply (Listener ties the three together).
+// transcription of each reply by the caller's ears (Ears; Listener ties the three together).
+//
+// Ears are shared by all the callers of a run and bounded like every queue here: so many replies
+// decoded at once, so many waiting for a decoder and for so long; past either bound the turn is
+// unjudged, the generator's shortfall, never the agent's failure. Each reply's wait for a decoder
+// and its decode time are recorded with its turn, and the ears count what became of every reply
+// (EarsStats). NewBuiltinEars decodes in process with PocketSphinx; NewOpenAIEars posts each
+// reply to an OpenAI-compatible transcription server.
 //
 // Times are on the caller's monotonic clock. Agent audio arrives in chunks of any size, stamped
 // with their arrival; the far end plays it in order at real time, starting a burst at its first

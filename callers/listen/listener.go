@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"sync"
 	"time"
-
-	"github.com/callfleet/callfleet/speech/stt"
 )
 
 // Config sets up a Listener; zero fields take the defaults.
@@ -35,16 +33,21 @@ type Event struct {
 type Heard struct {
 	Seq    int
 	Digits string
-	Err    error
+	// Wait and Time are the reply's wait for a decoder and its decode time (Hearing).
+	Wait, Time time.Duration
+	// Unjudged says why the ears could not hear the reply (Hearing.Unjudged); Err has the detail.
+	// An Err without Unjudged is the call's end.
+	Unjudged string
+	Err      error
 }
 
 // Listener plays agent audio out, detects replies and transcribes the ones it is armed for. Its
 // methods are for the caller's loop goroutine; transcriptions finish on their own goroutine, one
 // per reply, and are read from Heard.
 type Listener struct {
-	play  *Playout
-	det   *Detector
-	model *stt.Model
+	play *Playout
+	det  *Detector
+	ears Ears
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -53,7 +56,7 @@ type Listener struct {
 
 	armed   bool
 	armFrom time.Time
-	stream  *stt.Stream
+	sess    Session // the reply being transcribed
 	seq     int
 	pre     ring // frames before a reply, for pre-roll
 	tail    ring // unvoiced frames since the last voiced one, held back until speech resumes
@@ -61,9 +64,9 @@ type Listener struct {
 	events  []Event
 }
 
-// NewListener returns a listener; model may be nil to skip transcription. Transcriptions stop
-// when ctx ends or Close is called.
-func NewListener(ctx context.Context, cfg Config, model *stt.Model) *Listener {
+// NewListener returns a listener hearing replies with ears, which may be nil to skip
+// transcription. Transcriptions stop when ctx ends or Close is called.
+func NewListener(ctx context.Context, cfg Config, ears Ears) *Listener {
 	if cfg.Tolerance <= 0 {
 		cfg.Tolerance = DefaultTolerance
 	}
@@ -80,8 +83,8 @@ func NewListener(ctx context.Context, cfg Config, model *stt.Model) *Listener {
 	}
 	det := NewDetector(cfg.Threshold, cfg.Silence)
 	lctx, cancel := context.WithCancel(ctx)
-	l := &Listener{play: p, det: det, model: model, ctx: lctx, cancel: cancel, heard: make(chan Heard, 8)}
-	if model != nil {
+	l := &Listener{play: p, det: det, ears: ears, ctx: lctx, cancel: cancel, heard: make(chan Heard, 8)}
+	if ears != nil {
 		l.pre = newRing(frames(cfg.PreRoll))
 		l.tail = newRing(frames(det.silence) + 1)
 		l.post = frames(cfg.PostRoll)
@@ -114,6 +117,17 @@ func (l *Listener) Disarm()            { l.armed = false }
 // Heard delivers transcriptions, one per transcribed reply.
 func (l *Listener) Heard() <-chan Heard { return l.heard }
 
+// defaultLimit is Limit without ears: nothing is transcribed, so nothing is waited for.
+const defaultLimit = 5 * time.Second
+
+// Limit is the longest a transcription takes to come after its reply ended (Ears.Limit).
+func (l *Listener) Limit() time.Duration {
+	if l.ears == nil {
+		return defaultLimit
+	}
+	return l.ears.Limit()
+}
+
 // Tick plays out the frames due at now and returns the reply events they caused; the slice is
 // reused by the next call.
 func (l *Listener) Tick(now time.Time) []Event {
@@ -133,20 +147,24 @@ func (l *Listener) Tick(now time.Time) []Event {
 
 // open starts transcribing a reply that starts with f, if armed for it.
 func (l *Listener) open(f Frame) bool {
-	if !l.armed || l.model == nil || f.At.Before(l.armFrom) {
+	if !l.armed || l.ears == nil || f.At.Before(l.armFrom) {
 		return false
 	}
 	l.armed = false
-	st, err := l.model.NewStream(l.ctx)
+	st, err := l.ears.Open(l.ctx)
 	if err != nil {
+		h := Heard{Seq: l.det.Current().Seq, Err: fmt.Errorf("open reply transcription: %w", err)}
+		if l.ctx.Err() == nil {
+			h.Unjudged = UnjudgedClosed // only closed ears refuse a live call
+		}
 		select { // non-blocking: this is the loop goroutine, the only reader of heard
-		case l.heard <- Heard{Seq: l.det.Current().Seq, Err: fmt.Errorf("open reply transcription: %w", err)}:
+		case l.heard <- h:
 		default:
 		}
 		return false
 	}
-	l.stream, l.seq = st, l.det.Current().Seq
-	l.pre.each(func(pcm []int16) { st.Feed(pcm) })
+	l.sess, l.seq = st, l.det.Current().Seq
+	l.pre.each(st.Feed)
 	l.tail.reset()
 	return true
 }
@@ -154,14 +172,14 @@ func (l *Listener) open(f Frame) bool {
 // keep feeds f to the open stream, holding unvoiced frames back until speech resumes so a
 // reply's trailing silence is not transcribed, and remembers f for the next pre-roll.
 func (l *Listener) keep(f Frame, voiced bool, ev EventKind) {
-	if l.model == nil {
+	if l.ears == nil {
 		return
 	}
-	if l.stream != nil && ev != EventReplyEnded {
+	if l.sess != nil && ev != EventReplyEnded {
 		if voiced {
-			l.tail.each(func(pcm []int16) { l.stream.Feed(pcm) })
+			l.tail.each(l.sess.Feed)
 			l.tail.reset()
-			l.stream.Feed(f.PCM) // errors are sticky; Finish reports them
+			l.sess.Feed(f.PCM) // errors are sticky; Finish reports them
 		} else {
 			l.tail.push(f.PCM)
 		}
@@ -172,11 +190,11 @@ func (l *Listener) keep(f Frame, voiced bool, ev EventKind) {
 // finish feeds the post-roll and decodes the reply on its own goroutine; false if the reply was
 // not being transcribed.
 func (l *Listener) finish() bool {
-	st := l.stream
+	st := l.sess
 	if st == nil {
 		return false
 	}
-	l.stream = nil
+	l.sess = nil
 	n := 0
 	l.tail.each(func(pcm []int16) {
 		if n < l.post {
@@ -189,11 +207,11 @@ func (l *Listener) finish() bool {
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
-		digits, err := st.Finish()
-		if err != nil {
-			err = fmt.Errorf("transcribe reply %d: %w", seq, err)
+		h := st.Finish()
+		if h.Err != nil {
+			h.Err = fmt.Errorf("transcribe reply %d: %w", seq, h.Err)
 		}
-		l.deliver(Heard{Seq: seq, Digits: digits, Err: err})
+		l.deliver(Heard{Seq: seq, Digits: h.Digits, Wait: h.Wait, Time: h.Time, Unjudged: h.Unjudged, Err: h.Err})
 	}()
 	return true
 }
@@ -208,9 +226,9 @@ func (l *Listener) deliver(h Heard) {
 
 // Close abandons an open transcription and waits for running ones to end.
 func (l *Listener) Close() {
-	if l.stream != nil {
-		l.stream.Close()
-		l.stream = nil
+	if l.sess != nil {
+		l.sess.Close()
+		l.sess = nil
 	}
 	l.cancel()
 	l.wg.Wait()

@@ -13,7 +13,6 @@ import (
 
 	"github.com/callfleet/callfleet/callers"
 	"github.com/callfleet/callfleet/callers/listen"
-	"github.com/callfleet/callfleet/speech/stt"
 	tw "github.com/callfleet/callfleet/wire/twilio"
 )
 
@@ -37,8 +36,8 @@ func BenchmarkTick(b *testing.B) {
 	clip := p.Clip(0)
 	reply := decodeAsCaller(clip.Mulaw)
 	for _, tc := range []struct {
-		name  string
-		model *stt.Model
+		name string
+		ears listen.Ears
 	}{{"send+playout+detect", nil}, {"with transcription", model}} {
 		b.Run(tc.name, func(b *testing.B) {
 			ctx := context.Background()
@@ -47,7 +46,7 @@ func BenchmarkTick(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer conn.Close(ctx)
-			lis := listen.NewListener(ctx, listen.Config{}, tc.model)
+			lis := listen.NewListener(ctx, listen.Config{}, tc.ears)
 			defer lis.Close()
 			cycle := len(reply) + 60
 			t0, pending := time.Now(), 0

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/callfleet/callfleet/callers"
+	"github.com/callfleet/callfleet/callers/listen"
 	"github.com/callfleet/callfleet/speech/pool"
 	"github.com/callfleet/callfleet/speech/stt"
 	"github.com/callfleet/callfleet/speech/tts"
@@ -36,12 +37,13 @@ var (
 	fixOnce sync.Once
 	phrases *pool.Pool
 	model   *stt.Model
+	ears    listen.Ears
 	fixErr  error
 )
 
 // fixtures returns a small pool in flite rms (the voice the transcriber hears best through
-// mu-law, so Heard is exact) and the transcriber; both are built once per test binary.
-func fixtures(t testing.TB) (*pool.Pool, *stt.Model) {
+// mu-law, so Heard is exact) and the caller's ears; both are built once per test binary.
+func fixtures(t testing.TB) (*pool.Pool, listen.Ears) {
 	t.Helper()
 	fixOnce.Do(func() {
 		v, err := tts.Flite("rms")
@@ -57,12 +59,14 @@ func fixtures(t testing.TB) (*pool.Pool, *stt.Model) {
 		// Decodes compete with the callers' real-time loops: leave them a core.
 		cfg := stt.DefaultConfig()
 		cfg.MaxDecoders = max(1, runtime.GOMAXPROCS(0)-1)
-		model, fixErr = stt.Load(cfg)
+		if model, fixErr = stt.Load(cfg); fixErr == nil {
+			ears = listen.NewBuiltinEars(model, listen.BuiltinConfig{Decoders: cfg.MaxDecoders})
+		}
 	})
 	if fixErr != nil {
 		t.Fatalf("fixtures: %v", fixErr)
 	}
-	return phrases, model
+	return phrases, ears
 }
 
 // sink collects what a caller reports.

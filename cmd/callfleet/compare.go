@@ -75,6 +75,11 @@ func cmdCompare(st *state, args []string) int {
 	if err != nil {
 		return st.fail(exitUsage, "compare: candidate: %v", err)
 	}
+	for i, run := range []*report.Run{base, cand} {
+		if note := report.SkippedNote(run.Skipped); note != "" {
+			st.fail(0, "compare: warning: %s: %s", run.Report.TurnsPath(fs.Arg(i)), note)
+		}
+	}
 	c := compare.Compare(base, cand, gate)
 	render := c.Text
 	if *format != "text" {

@@ -14,6 +14,7 @@ import (
 	"runtime/pprof"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -53,7 +54,7 @@ func main() {
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(2 * runtime.NumCPU())
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interrupts(os.Stderr, os.Exit)
 	defer stop()
 	st := &state{ctx: ctx, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
 	stopProfile := st.profile(os.Getenv("CALLFLEET_CPUPROFILE"))
@@ -61,6 +62,49 @@ func main() {
 	stopProfile()
 	stop()
 	os.Exit(code)
+}
+
+// interrupts returns a context the first SIGINT or SIGTERM cancels, so a run stops ramping, hangs
+// up and writes its report; a second one exits at once (exitInterrupted), for a stop that hangs or
+// is not wanted. stop ends the watch and restores the signals' default.
+func interrupts(stderr io.Writer, exit func(int)) (ctx context.Context, stop func()) {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, end := watchInterrupts(sigs, stderr, exit)
+	return ctx, func() {
+		signal.Stop(sigs)
+		end()
+	}
+}
+
+// watchInterrupts is interrupts over a channel of signals, which tests feed themselves.
+func watchInterrupts(sigs <-chan os.Signal, stderr io.Writer, exit func(int)) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done, ended := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ended)
+		for n := 1; ; n++ {
+			select {
+			case s := <-sigs:
+				if n == 1 {
+					fmt.Fprintf(stderr, "callfleet: %v: stopping (once more to quit at once)\n", s)
+					cancel()
+					continue
+				}
+				fmt.Fprintf(stderr, "callfleet: %v again: quitting at once\n", s)
+				exit(exitInterrupted)
+				return // exit is os.Exit in production; a test's returns
+			case <-done:
+				return
+			}
+		}
+	}()
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() { close(done) })
+		<-ended
+		cancel()
+	}
 }
 
 // profile writes a CPU profile of the whole command to path (CALLFLEET_CPUPROFILE), to see where a

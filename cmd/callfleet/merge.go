@@ -39,6 +39,9 @@ func cmdMerge(st *state, args []string) int {
 		if err != nil {
 			return st.fail(exitUsage, "merge: %v", err)
 		}
+		if note := report.SkippedNote(run.Skipped); note != "" {
+			st.fail(0, "merge: warning: %s: %s", run.Report.TurnsPath(path), note)
+		}
 		shards = append(shards, run)
 	}
 	merged, err := report.Merge(shards)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/callfleet/callfleet/callers"
+	"github.com/callfleet/callfleet/callers/listen"
 	"github.com/callfleet/callfleet/checks"
 	"github.com/callfleet/callfleet/report"
 	"github.com/callfleet/callfleet/scenarios"
@@ -338,7 +339,7 @@ func (pf *probeFlags) runPause(ctx context.Context, st *state, pl *pool.Pool, re
 		}
 		plan.Step = i
 		err := pf.withAgent(st, func(d callers.Dialer) error {
-			s, _ := scenarios.RunProbe(ctx, scenarios.ProbeSpec{Setting: set, Dialer: d, Pool: pl, STT: model, Plan: plan, Hooks: rec.Hooks()})
+			s, _ := scenarios.RunProbe(ctx, scenarios.ProbeSpec{Setting: set, Dialer: d, Pool: pl, STT: listen.ModelEars(model), Plan: plan, Hooks: rec.Hooks()})
 			sec.Settings = append(sec.Settings, s)
 			return nil
 		})
@@ -387,7 +388,7 @@ func scriptedCalls[T any](ctx context.Context, pf *probeFlags, st *state, pl *po
 	scripts []callers.Script, parallel int, of func(callers.Trace) T) ([]T, error) {
 	var calls []T
 	err := pf.withAgent(st, func(d callers.Dialer) error {
-		for _, tr := range scenarios.RunScripts(ctx, d, pl, model, scripts, parallel, rec) {
+		for _, tr := range scenarios.RunScripts(ctx, d, pl, listen.ModelEars(model), scripts, parallel, rec) {
 			calls = append(calls, of(tr))
 		}
 		return nil

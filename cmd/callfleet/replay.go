@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/callfleet/callfleet/callers"
+	"github.com/callfleet/callfleet/callers/listen"
 	"github.com/callfleet/callfleet/checks"
 	"github.com/callfleet/callfleet/report"
 	"github.com/callfleet/callfleet/scenarios"
@@ -56,10 +57,15 @@ func cmdReplay(st *state, args []string) int {
 	if err != nil {
 		return st.fail(exitUsage, "replay: %v", err)
 	}
-	turns, calls, err := report.ReadJSONL(filepath.Join(dir, report.TurnsFileName))
+	tp := filepath.Join(dir, report.TurnsFileName)
+	recs, err := report.ReadRecords(tp)
 	if err != nil {
 		return st.fail(exitUsage, "replay: %v", err)
 	}
+	if note := recs.SkippedNote(); note != "" {
+		st.fail(0, "replay: warning: %s: %s", tp, note)
+	}
+	turns, calls := recs.Turns, recs.Calls
 	call, err := scenarios.FindCall(calls, *id, *step)
 	if err != nil {
 		return st.fail(exitUsage, "replay: %v", err)
@@ -182,7 +188,7 @@ func (st *state) replayCall(rf *runFlags, af *agentFlags, local bool, script cal
 		}
 	}
 	fmt.Fprintf(st.stderr, "replaying call %d (%d phrases) over %s to %s\n", script.Call, len(script.Cues), rf.Transport, rf.Target)
-	tr := scenarios.RunScripts(st.ctx, d, pl, model, []callers.Script{script}, 1, rec)[0]
+	tr := scenarios.RunScripts(st.ctx, d, pl, listen.ModelEars(model), []callers.Script{script}, 1, rec)[0]
 	if rec != nil {
 		if err := rec.Close(); err != nil {
 			return tr, st.fail(exitFailure, "replay: %v", err)

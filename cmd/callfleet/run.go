@@ -18,6 +18,7 @@ import (
 
 	"github.com/callfleet/callfleet/audio"
 	"github.com/callfleet/callfleet/callers"
+	"github.com/callfleet/callfleet/callers/listen"
 	"github.com/callfleet/callfleet/callers/twilio"
 	"github.com/callfleet/callfleet/callers/webrtc"
 	"github.com/callfleet/callfleet/checks"
@@ -228,10 +229,10 @@ func (rf *runFlags) buildPool(ctx context.Context, codec pool.Codec) (*pool.Pool
 		if err != nil {
 			return nil, fmt.Errorf("--noise %s: %w", rf.Noise, err)
 		}
-		if !audio.SupportedRate(clip.Rate) {
-			return nil, fmt.Errorf("--noise %s: %w: %d Hz", rf.Noise, audio.ErrRate, clip.Rate)
+		if opts.Noise, err = audio.ResampleChecked(mono, clip.Rate, pool.Rate); err != nil {
+			return nil, fmt.Errorf("--noise %s: %w", rf.Noise, err)
 		}
-		opts.Noise, opts.SNR = audio.Resample(mono, clip.Rate, pool.Rate), rf.SNR
+		opts.SNR = rf.SNR
 	}
 	return pool.Build(ctx, src, opts)
 }
@@ -256,7 +257,9 @@ func cmdRun(st *state, args []string) int {
 	fs := st.newFlags("run", "--target URL [--transport webrtc|twilio] [--steps 1,2,4,8] [--step-duration 2m] [flags]\n\n"+
 		"Opens steps of N concurrent calls, each speaking random counting phrases and checking every turn,\n"+
 		"and writes DIR/turns.jsonl as turns finish and DIR/report.json at the end. Ctrl-C stops ramping,\n"+
-		"hangs up and writes the report from what finished (exit 130). On a terminal a live view shows the run\n"+
+		"hangs up and writes the report from what finished (exit 130); a second Ctrl-C quits at once. A run\n"+
+		"that could not write a record (a full disk) stops the same way, exit 1. After a kill or crash,\n"+
+		"`callfleet report DIR` rebuilds the report from turns.jsonl. On a terminal a live view shows the run\n"+
 		"(q stops it the same way but exits 0, s ends the current step, ? lists the keys); --no-tui or a\n"+
 		"redirected stdout prints plain progress lines instead.\n\n"+
 		"Sharded: --shard INDEX/COUNT --start-at TIME on each of COUNT machines runs one plan together (a share\n"+
@@ -349,7 +352,7 @@ func (st *state) executeReport(rf *runFlags, target, name string) (*report.Repor
 		scrape = ""
 	}
 	spec := scenarios.Spec{Target: target, Dialer: d, Plan: plan, Thresholds: th,
-		Pool: p, STT: model, Out: out, Scrape: scrape, Shard: shard}
+		Pool: p, STT: listen.ModelEars(model), Out: out, Scrape: scrape, Shard: shard}
 	if metrics != nil { // not a nil *Metrics in the interface, which would not be nil
 		spec.Metrics = metrics
 	}

@@ -17,10 +17,14 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Add([]byte(`{"label":"rtvi-ai","type":"x","data":{"a":"<\u2028>","b":[1,2.5e3,null]}}`))
 	f.Add([]byte(`{"type":"signalling","message":{"type":"peerLeft"}}`))
+	f.Add([]byte(`{"label":"rtvi-ai","type":"bot-output","data":{"text":"one","spoken":false,"will_be_spoken":true,"spoken_status":"new"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := Decode(data)
 		if err != nil {
 			return
+		}
+		if bt, ok := m.BotText(); ok && (bt.Text == "" || BotTextRank(bt.Kind) == 0 || len(bt.Text) > MaxTextSize+2) {
+			t.Fatalf("BotText of %s = %+v", data, bt)
 		}
 		b, err := Encode(m)
 		if err != nil {
