@@ -184,3 +184,74 @@ func TestProgressLine(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildEars: the ears' verdict data reach report.json and the summaries.
+func TestBuildEars(t *testing.T) {
+	r := synthReportEars()
+	if c := r.Calibration; c == nil || c.Trusted || c.Basis != checks.BasisAgentText || c.N != 10 || c.Agreed != 8 || c.StepN != 1 {
+		t.Fatalf("calibration %+v, want untrusted 8 of 10 on the agent's text at N=1", c)
+	}
+	s1, s2, s4 := r.Steps[0], r.Steps[1], r.Steps[2]
+	if !s1.Verdict.OK || s1.Cross.Misheard != 2 || s1.Failures["misheard"] != 2 {
+		t.Errorf("N=1: verdict %+v, cross %+v, failures %v; want ok with 2 misheard", s1.Verdict, s1.Cross, s1.Failures)
+	}
+	if s2.Verdict.Word() != "FAIL" || s2.Turns.Slips != 1 || s2.Verdict.SlipsTolerated || s2.Failures["slip"] != 1 {
+		t.Errorf("N=2: verdict %+v, turns %+v; want FAIL on 1 slip not tolerated", s2.Verdict, s2.Turns)
+	}
+	if !s4.Verdict.GeneratorBound || s4.Generator.Unjudged != 2 || s4.Turns.Unjudged != 2 || s4.Turns.Failed != 0 ||
+		s4.Generator.DecodeWait.N != 20 || s4.Cross.Unjudged != 2 {
+		t.Errorf("N=4: verdict %+v, generator %+v, turns %+v; want generator_bound on 2 unjudged", s4.Verdict, s4.Generator, s4.Turns)
+	}
+	for name, out := range renders(t, r) {
+		for _, want := range []string{"--stt-url", "80 % of 10 turns at N=1", "misheard", "9 / 0 / 1 (not tolerated)", "unjudged 2"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s lacks %q", name, want)
+			}
+		}
+		if i := strings.Index(out, "--stt-url"); i < 0 || i > strings.Index(out, "speech_end→reply") {
+			t.Errorf("%s: the calibration warning is not above the step table", name)
+		}
+	}
+}
+
+// TestBuildCut: a step cut short is incomplete, its in-flight turns cancelled, and capacity at
+// least the largest completed step.
+func TestBuildCut(t *testing.T) {
+	r := synthReportCut()
+	s2, s8 := r.Steps[0], r.Steps[2]
+	if !s2.Verdict.OK || !s2.Verdict.SlipsTolerated || s2.Turns.Slips != 1 || !r.Calibration.Trusted {
+		t.Errorf("N=2: verdict %+v, calibration %+v; want ok, 1 slip tolerated, ears trusted", s2.Verdict, r.Calibration)
+	}
+	if s8.Verdict.Word() != "incomplete" || s8.Verdict.Failed() || s8.Turns.Cancelled != 8 || s8.Turns.Failed != 0 {
+		t.Errorf("N=8: verdict %+v, turns %+v; want incomplete with 8 cancelled", s8.Verdict, s8.Turns)
+	}
+	if !r.Capacity.Incomplete || r.Capacity.N != 4 {
+		t.Errorf("capacity %+v, want at least 4", r.Capacity)
+	}
+	for name, out := range renders(t, r) {
+		for _, want := range []string{"capacity: at least 4 calls", "incomplete", "19 / 0 / 1", "cancelled 8"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s lacks %q", name, want)
+			}
+		}
+		if strings.Contains(out, "not tolerated") || strings.Contains(out, "--stt-url") {
+			t.Errorf("%s: slips tolerated and ears trusted, yet flagged", name)
+		}
+	}
+}
+
+// renders is r as text, Markdown and HTML.
+func renders(t *testing.T, r *Report) map[string]string {
+	t.Helper()
+	var txt, md, page bytes.Buffer
+	if err := Text(&txt, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := Markdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := HTML(&page, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	return map[string]string{"text": txt.String(), "markdown": md.String(), "html": page.String()}
+}

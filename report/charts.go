@@ -40,8 +40,9 @@ var (
 const chartW, chartH = 16 * vg.Centimeter, 9 * vg.Centimeter
 
 // charts draws every figure the report has data for; steps holds each step's records (without
-// any, the distributions are left out).
-func charts(r *Report, steps []StepData) ([]chart, error) {
+// any, the distributions are left out). A figure that cannot be drawn (a hand-edited report's
+// absurd values) is left out, and the returned lines say which and why.
+func charts(r *Report, steps []StepData) ([]chart, []string) {
 	builders := []func(*Report, []StepData) (*chart, error){
 		chartPercentiles, chartP95s, chartCapacity, chartUnderruns, chartAgentCPU, chartAgentRSS,
 	}
@@ -49,16 +50,47 @@ func charts(r *Report, steps []StepData) ([]chart, error) {
 		builders = append(builders, func(r *Report, s []StepData) (*chart, error) { return chartBoxes(r, s, m) })
 	}
 	var out []chart
+	var left []string
 	for _, b := range builders {
-		c, err := b(r, steps)
+		c, err := drawChart(b, r, steps)
 		if err != nil {
-			return nil, err
+			left = append(left, fmt.Sprintf("warning: a chart was left out: %v", err))
+			continue
 		}
 		if c != nil {
 			out = append(out, *c)
 		}
 	}
-	return out, nil
+	return out, left
+}
+
+// maxAxis bounds the values an axis may span: gonum/plot's tick search never ends on a range
+// that overflows to infinity (only a corrupt report's values come near it).
+const maxAxis = 1e300
+
+// drawable says whether gonum/plot can lay out the axes (an infinite bound is an axis with no
+// data yet, which it lays out at 0).
+func drawable(axes ...plot.Axis) bool {
+	for _, a := range axes {
+		for _, v := range []float64{a.Min, a.Max} {
+			if math.IsNaN(v) || (!math.IsInf(v, 0) && math.Abs(v) > maxAxis) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// drawChart runs one chart's builder. gonum/plot panics on data it cannot lay out (an axis range
+// that overflows to infinity): values from a corrupt or hand-edited report cost that chart, not
+// the page, so its panic becomes the chart's error.
+func drawChart(b func(*Report, []StepData) (*chart, error), r *Report, steps []StepData) (c *chart, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			c, err = nil, fmt.Errorf("report: chart: cannot draw: %v", v)
+		}
+	}()
+	return b(r, steps)
 }
 
 // byN is the report's steps in order of N, the x axis of every curve.
@@ -213,13 +245,13 @@ func chartCapacity(r *Report, _ []StepData) (*chart, error) {
 	if len(steps) == 0 {
 		return nil, nil
 	}
-	p := newPlot(fmt.Sprintf("capacity: %d calls", r.Capacity.N), "%", steps)
+	p := newPlot("capacity: "+capacityText(r.Capacity), "%", steps)
 	p.Legend.Top = false // the shares fall to the right
 	var understood, clean plotter.XYs
 	for _, s := range steps {
 		u, c := math.NaN(), math.NaN()
-		if s.Turns.Total > 0 {
-			u = 100 * float64(s.Turns.Understood) / float64(s.Turns.Total)
+		if n := s.Turns.Judged(); n > 0 { // as the step rule counts: unjudged and cancelled apart
+			u = 100 * float64(s.Turns.Understood) / float64(n)
 		}
 		if s.Calls > 0 {
 			c = 100 * float64(s.Clean) / float64(s.Calls)
@@ -239,8 +271,9 @@ func chartCapacity(r *Report, _ []StepData) (*chart, error) {
 		keep func(Step) bool
 	}{
 		{"step ok", colorOK, func(s Step) bool { return s.Verdict.OK }},
-		{"step failed", colorFail, func(s Step) bool { return !s.Verdict.OK && !s.Verdict.GeneratorBound }},
-		{"generator_bound", colorBound, func(s Step) bool { return s.Verdict.GeneratorBound }},
+		{"step failed", colorFail, func(s Step) bool { return s.Verdict.Failed() && !s.Verdict.GeneratorBound }},
+		{"generator_bound", colorBound, func(s Step) bool { return s.Verdict.Failed() && s.Verdict.GeneratorBound }},
+		{"step cut short", colorLimit, func(s Step) bool { return s.Verdict.Incomplete }},
 	} {
 		var xys plotter.XYs
 		for i, s := range steps {
@@ -385,6 +418,10 @@ var svgHead = regexp.MustCompile(`(?s)^.*?<svg width="[^"]*" height="[^"]*"`)
 
 // render draws p as an inline SVG element (no XML prologue, fluid width).
 func render(id, title, caption string, p *plot.Plot) (*chart, error) {
+	if !drawable(p.X, p.Y) {
+		return nil, fmt.Errorf("report: chart %s: values out of any axis's range (x %g to %g, y %g to %g)",
+			id, p.X.Min, p.X.Max, p.Y.Min, p.Y.Max)
+	}
 	c := vgsvg.New(chartW, chartH)
 	p.Draw(draw.New(c))
 	var b bytes.Buffer

@@ -1,5 +1,6 @@
 // Package report is the record of a run: turns.jsonl (every turn and call record, written as they
-// finish), report.json (schema-versioned: run config, machine, per-step aggregates, verdicts and
+// finish, after a run line and between step lines that let Rebuild remake report.json from the
+// file alone when the run died; readers skip and count lines they cannot read), report.json (schema-versioned: run config, machine, per-step aggregates, verdicts and
 // capacity, built from the records with package checks) and its renderers (a plain-text summary,
 // Markdown, and a one-line progress format). It only reads and writes files: no network, no
 // printing of its own; renderers write to the io.Writer they are given.

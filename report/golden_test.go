@@ -16,6 +16,8 @@ func TestGolden(t *testing.T) {
 	}{
 		{"summary", synthReport},
 		{"summary_na", synthReportNA},
+		{"summary_ears", synthReportEars},
+		{"summary_cut", synthReportCut},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -30,23 +29,23 @@ type Section struct {
 // only the measured ones); without them the per-step distributions are left out.
 func HTML(w io.Writer, r *Report, turns []callers.Turn, extra ...Section) error {
 	steps := StepRecords(r, turns, nil)
-	cs, err := charts(r, steps)
-	if err != nil {
-		return err
-	}
+	cs, left := charts(r, steps)
 	page := htmlPage{
-		Title:    fmt.Sprintf("callfleet report: capacity %d calls", r.Capacity.N),
-		Schema:   r.Schema,
-		Header:   header(r),
-		Capacity: capacityLine(r),
-		Warnings: warnings(r),
-		Summary:  htmlTableOf(summaryTable(r), r),
-		Cross:    htmlTableOf(crossTable(r), nil),
-		Legend:   crossLegend,
-		Failures: failureLines(r),
-		Verdicts: verdictLines(r),
-		Charts:   cs,
-		NoTurns:  len(turns) == 0,
+		Title:     "callfleet report: capacity " + capacityText(r.Capacity),
+		Schema:    r.Schema,
+		Header:    header(r),
+		Ears:      calibrationLines(r),
+		Untrusted: r.Calibration != nil && !r.Calibration.Trusted,
+		Capacity:  capacityLine(r),
+		Turns:     runTurnsLine(r),
+		Warnings:  append(warnings(r), left...),
+		Summary:   htmlTableOf(summaryTable(r), r),
+		Cross:     htmlTableOf(crossTable(r), nil),
+		Legend:    crossLegend,
+		Failures:  failureLines(r),
+		Verdicts:  verdictLines(r),
+		Charts:    cs,
+		NoTurns:   len(turns) == 0,
 	}
 	for i, s := range extra {
 		if s.ID == "" {
@@ -92,12 +91,7 @@ func WriteHTML(dir string, r *Report, turns []callers.Turn, extra ...Section) er
 	if err := HTML(&b, r, turns, extra...); err != nil {
 		return err
 	}
-	path := filepath.Join(dir, HTMLFileName)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("report: html: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := writeAtomic(filepath.Join(dir, HTMLFileName), b.Bytes()); err != nil {
 		return fmt.Errorf("report: html: %w", err)
 	}
 	return nil
@@ -106,6 +100,9 @@ func WriteHTML(dir string, r *Report, turns []callers.Turn, extra ...Section) er
 type htmlPage struct {
 	Ramp                            bool // a ramp's steps, charts and cross-tab; false: only the sections
 	Title, Schema, Capacity, Legend string
+	Turns                           string   // the run's ok / failed / slips figure
+	Ears                            []string // the calibration of the caller's ears
+	Untrusted                       bool     // the ears were not trusted: Ears is a warning
 	Header, Warnings                []string
 	Failures, Verdicts              []string
 	Summary, Cross                  htmlTable
@@ -133,7 +130,7 @@ type htmlTable struct {
 }
 
 type htmlRow struct {
-	Class string // ok, fail or bound: the step's verdict
+	Class string // ok, fail, bound or incomplete: the step's verdict
 	Cells []string
 }
 
@@ -154,6 +151,8 @@ func verdictClass(s Step) string {
 	switch {
 	case s.Verdict.OK:
 		return "ok"
+	case s.Verdict.Incomplete:
+		return "incomplete"
 	case s.Verdict.GeneratorBound:
 		return "bound"
 	}
@@ -173,6 +172,7 @@ h1 { margin-bottom: .25rem; }
 h2 { border-bottom: 1px solid #ddd; padding-bottom: .2rem; margin-top: 2.2rem; }
 .capacity { font-size: 1.25rem; font-weight: 600; }
 .warning { background: #fff4e0; border-left: 4px solid #ff8c00; padding: .4rem .7rem; }
+.alert { background: #fde8e8; border-left: 6px solid #d62728; padding: .6rem .8rem; font-weight: 600; }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; margin: .6rem 0; }
 th, td { border: 1px solid #ddd; padding: .3rem .55rem; text-align: right; white-space: nowrap; }
 th { background: #f5f5f7; }
@@ -180,6 +180,7 @@ td:first-child, th:first-child { text-align: left; }
 tr.ok td:last-child { color: #2e8b57; font-weight: 600; }
 tr.fail td:last-child { color: #d62728; font-weight: 600; }
 tr.bound td:last-child { color: #c06000; font-weight: 600; }
+tr.incomplete td:last-child { color: #777; font-style: italic; }
 .scroll { overflow-x: auto; }
 .charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(30rem, 1fr)); gap: 1.2rem; }
 figure { margin: 0; border: 1px solid #e5e5e5; border-radius: 6px; padding: .6rem; }
@@ -192,12 +193,14 @@ footer { margin-top: 3rem; color: #777; font-size: .85rem; }
 <body>
 <header>
 <h1>callfleet report</h1>
-<p class="capacity" id="capacity">{{.Capacity}}</p>
-<ul class="run">{{range .Header}}
+{{range .Ears}}<p id="calibration" class="{{if $.Untrusted}}alert{{else}}note{{end}}">{{.}}</p>
+{{end}}<p class="capacity" id="capacity">{{.Capacity}}</p>
+{{if .Turns}}<p class="turns">{{.Turns}}</p>
+{{end}}<ul class="run">{{range .Header}}
 <li>{{.}}</li>{{end}}
 </ul>
 {{range .Warnings}}<p class="warning">{{.}}</p>
-{{end}}<nav>{{if .Ramp}}<a href="#steps">Steps</a><a href="#charts">Charts</a><a href="#where">Where turns failed</a>{{if .Failures}}<a href="#failures">Failures</a>{{end}}{{if .Verdicts}}<a href="#verdicts">Verdicts</a>{{end}}{{end}}{{range .Extra}}<a href="#{{.ID}}">{{.Title}}</a>{{end}}</nav>
+{{end}}<nav>{{if .Ramp}}<a href="#steps">Steps</a><a href="#charts">Charts</a><a href="#where">Where turns failed</a>{{if .Failures}}<a href="#failures">By reason</a>{{end}}{{if .Verdicts}}<a href="#verdicts">Verdicts</a>{{end}}{{end}}{{range .Extra}}<a href="#{{.ID}}">{{.Title}}</a>{{end}}</nav>
 </header>
 {{if .Ramp}}<section id="steps">
 <h2>Steps</h2>
@@ -218,7 +221,7 @@ footer { margin-top: 3rem; color: #777; font-size: .85rem; }
 {{template "table" .Cross}}
 </section>
 {{if .Failures}}<section id="failures">
-<h2>Failures by reason</h2>
+<h2>Turns not understood and unclean calls, by reason</h2>
 <ul>{{range .Failures}}
 <li>{{.}}</li>{{end}}
 </ul>

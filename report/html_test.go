@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"io"
@@ -231,5 +232,23 @@ func TestHTMLScenarioSections(t *testing.T) {
 	}
 	if strings.Contains(p.src, `id="steps"`) || strings.Contains(p.src, "capacity: 0 calls") {
 		t.Error("a scenario page shows the ramp's empty steps")
+	}
+}
+
+// A report whose figures no axis can hold (hand-edited, corrupt) still renders: the chart that
+// cannot be drawn is left out, with a warning, instead of a panic.
+func TestHTMLAbsurdValues(t *testing.T) {
+	var r Report
+	in := `{"schema":"callfleet.report/v2","config":{"steps":[1,2]},"steps":[{"index":1,"n":1,"underruns_per_min":1e308,` +
+		`"latency":{"speech_end_to_reply":{"n":5,"p50":-1e308,"p95":1e308}}},{"index":2,"n":2,"latency":{}}]}`
+	if err := json.Unmarshal([]byte(in), &r); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := HTML(&b, &r, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "a chart was left out") || !strings.Contains(b.String(), `<figure id="capacity">`) {
+		t.Errorf("want the broken charts left out with a warning and the others kept")
 	}
 }

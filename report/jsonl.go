@@ -1,10 +1,7 @@
 package report
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -35,12 +32,15 @@ type callLine struct {
 
 // JSONL appends records to turns.jsonl, one JSON object a line, each line in a single Write (one
 // write(2) on a file) as it finishes, so a crash loses nothing finished. Safe for concurrent use.
-// Writes block for the write call: callers should reach it through a buffering sink.
+// Writes block for the write call: callers should reach it through a buffering sink. The first
+// failed write (a full disk) fails every later one too: a write cut short leaves half a line, and
+// a record appended to it would be lost with it.
 type JSONL struct {
 	mu     sync.Mutex
 	w      io.Writer
-	c      io.Closer // nil when the writer is not ours to close
+	f      *os.File // the file when it is ours: synced and closed by Close
 	closed bool
+	failed error // the first write error, kept
 }
 
 // CreateJSONL creates path for appending. It refuses an existing file (os.ErrExist), so two runs
@@ -50,7 +50,7 @@ func CreateJSONL(path string) (*JSONL, error) {
 	if err != nil {
 		return nil, fmt.Errorf("report: create %s: %w", path, err)
 	}
-	return &JSONL{w: f, c: f}, nil
+	return &JSONL{w: f, f: f}, nil
 }
 
 // NewJSONL writes records to w, one Write per record; Close does not close w.
@@ -72,6 +72,7 @@ func (j *JSONL) WriteCall(c callers.CallResult) error {
 	return j.write(callLine{Kind: KindCall, CallResult: c})
 }
 
+// write appends one line; an error wraps ErrWrite and the writer's own (syscall.ENOSPC, ...).
 func (j *JSONL) write(v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -80,16 +81,31 @@ func (j *JSONL) write(v any) error {
 	b = append(b, '\n')
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.closed {
+	switch {
+	case j.closed:
 		return ErrClosed
+	case j.failed != nil:
+		return j.failed
 	}
-	if _, err := j.w.Write(b); err != nil {
-		return fmt.Errorf("report: write record: %w", err)
+	if n, err := j.w.Write(b); err != nil || n < len(b) {
+		if err == nil {
+			err = io.ErrShortWrite
+		}
+		j.failed = fmt.Errorf("%w: %w", ErrWrite, err)
+		return j.failed
 	}
 	return nil
 }
 
-// Close closes the file; later writes fail with ErrClosed.
+// Err is the first write error, nil while every write has succeeded.
+func (j *JSONL) Err() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.failed
+}
+
+// Close syncs and closes the file (so report.json never names records a power cut could lose);
+// later writes fail with ErrClosed.
 func (j *JSONL) Close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -97,84 +113,41 @@ func (j *JSONL) Close() error {
 		return nil
 	}
 	j.closed = true
-	if j.c == nil {
+	if j.f == nil {
 		return nil
 	}
-	if err := j.c.Close(); err != nil {
+	err := j.f.Sync()
+	if cerr := j.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("report: close turns: %w", err)
 	}
 	return nil
 }
 
-// ReadJSONL reads a turns.jsonl file back; see DecodeJSONL.
+// ReadJSONL reads a turns.jsonl file's turn and call records back, skipping lines that do not
+// parse (ReadRecords counts them); an error is one of opening or reading the file.
 func ReadJSONL(path string) (turns []callers.Turn, calls []callers.CallResult, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("report: read turns: %w", err)
+	recs, err := ReadRecords(path)
+	if recs == nil {
+		return nil, nil, err
 	}
-	defer f.Close()
-	turns, calls, err = DecodeJSONL(f)
-	if err != nil {
-		return turns, calls, fmt.Errorf("%s: %w", path, err)
-	}
-	return turns, calls, nil
+	return recs.Turns, recs.Calls, err
 }
 
-// DecodeJSONL reads records in file order. A last line without its newline that does not parse is
-// a write cut short by a crash and is dropped; any other bad line is an error (ErrCorrupt, ErrKind,
-// ErrSchema) naming its line, returned with the records read before it.
+// DecodeJSONL is ReadJSONL of a stream.
 func DecodeJSONL(r io.Reader) (turns []callers.Turn, calls []callers.CallResult, err error) {
-	br := bufio.NewReader(r)
-	for n := 1; ; n++ {
-		line, rerr := br.ReadBytes('\n')
-		if rerr != nil && !errors.Is(rerr, io.EOF) {
-			return turns, calls, fmt.Errorf("report: read line %d: %w", n, rerr)
-		}
-		last := rerr != nil // io.EOF: no newline ends this line
-		if len(bytes.TrimSpace(line)) > 0 {
-			t, c, perr := ParseLine(line)
-			switch {
-			case perr != nil && last && errors.Is(perr, ErrCorrupt):
-				return turns, calls, nil // truncated by a crash mid-write
-			case perr != nil:
-				return turns, calls, fmt.Errorf("line %d: %w", n, perr)
-			case t != nil:
-				turns = append(turns, *t)
-			default:
-				calls = append(calls, *c)
-			}
-		}
-		if last {
-			return turns, calls, nil
-		}
-	}
+	recs, err := DecodeRecords(r)
+	return recs.Turns, recs.Calls, err
 }
 
-// ParseLine decodes one turns.jsonl line into a turn or a call (the other is nil).
+// ParseLine decodes one turns.jsonl line into a turn or a call (the other is nil); a run or step
+// line gives neither and no error (ParseRecord returns those).
 func ParseLine(line []byte) (*callers.Turn, *callers.CallResult, error) {
-	var head struct {
-		Kind   string `json:"kind"`
-		Schema int    `json:"schema"`
+	rec, err := ParseRecord(line)
+	if err != nil {
+		return nil, nil, err
 	}
-	if err := json.Unmarshal(line, &head); err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
-	}
-	if head.Schema > callers.Schema {
-		return nil, nil, fmt.Errorf("%w: record schema %d, this build reads up to %d", ErrSchema, head.Schema, callers.Schema)
-	}
-	switch head.Kind {
-	case KindTurn:
-		var t callers.Turn
-		if err := json.Unmarshal(line, &t); err != nil {
-			return nil, nil, fmt.Errorf("%w: turn: %w", ErrCorrupt, err)
-		}
-		return &t, nil, nil
-	case KindCall:
-		var c callers.CallResult
-		if err := json.Unmarshal(line, &c); err != nil {
-			return nil, nil, fmt.Errorf("%w: call: %w", ErrCorrupt, err)
-		}
-		return nil, &c, nil
-	}
-	return nil, nil, fmt.Errorf("%w: %q", ErrKind, head.Kind)
+	return rec.Turn, rec.Call, nil
 }

@@ -16,6 +16,10 @@ func Markdown(w io.Writer, r *Report) error {
 	for _, l := range header(r) {
 		ew.line("- %s", l)
 	}
+	for _, l := range calibrationLines(r) {
+		ew.line("")
+		ew.line("%s", mdCalibration(r, l))
+	}
 	ew.line("")
 	mdTable(ew, summaryTable(r))
 	ew.line("")
@@ -28,10 +32,14 @@ func Markdown(w io.Writer, r *Report) error {
 	ew.line("## The load generator")
 	ew.line("")
 	mdTable(ew, generatorTable(r))
-	mdSection(ew, "Failures by reason", failureLines(r))
+	mdSection(ew, "Turns not understood and unclean calls, by reason", failureLines(r))
 	mdSection(ew, "Verdicts", verdictLines(r))
 	ew.line("")
 	ew.line("**%s**", capacityLine(r))
+	if l := runTurnsLine(r); l != "" {
+		ew.line("")
+		ew.line("%s", l)
+	}
 	if l := costLine(r); l != "" {
 		ew.line("")
 		ew.line("%s", l)
@@ -44,6 +52,14 @@ func Markdown(w io.Writer, r *Report) error {
 		return fmt.Errorf("report: markdown: %w", ew.err)
 	}
 	return nil
+}
+
+// mdCalibration sets an untrusted calibration apart as a bold quote: it changes what FAIL means.
+func mdCalibration(r *Report, line string) string {
+	if r.Calibration.Trusted {
+		return line
+	}
+	return "> **" + line + "**"
 }
 
 func mdSection(ew *errWriter, title string, lines []string) {

@@ -1,10 +1,8 @@
 package report
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -80,6 +78,9 @@ func Merge(shards []*Run) (*Run, error) {
 	r.Machine = mergeMachines(shards)
 	for _, s := range shards {
 		r.Started, r.Ended = span(r.Started, r.Ended, [2]time.Time{s.Report.Started, s.Report.Ended})
+	}
+	for _, s := range shards {
+		r.SkippedLines += len(s.Skipped) // records merge could not read are not in the sum
 	}
 	merged.Report = r
 	return merged, nil
@@ -240,6 +241,7 @@ func mergeStep(per [][]StepData, i int) StepData {
 			d.MachineSteal = max(d.MachineSteal, s.MachineSteal)
 		}
 		d.Window[0], d.Window[1] = span(d.Window[0], d.Window[1], s.Window)
+		d.Cut = d.Cut || s.Cut // one shard cut short leaves the joined step incomplete
 		if s.N > 0 && s.AgentCPUMilli != nil {
 			cpu = append(cpu, *s.AgentCPUMilli*float64(s.N))
 		}
@@ -315,21 +317,4 @@ func WriteRun(path string, run *Run) error {
 	}
 	run.Path = path
 	return run.Report.WriteFile(path)
-}
-
-// WriteFile writes the report to path the way Write writes dir/report.json: indented, through a
-// temporary file renamed into place.
-func (r *Report) WriteFile(path string) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return fmt.Errorf("report: encode: %w", err)
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("report: write: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("report: write: %w", err)
-	}
-	return nil
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -303,5 +304,53 @@ func TestMergeShardSetMismatch(t *testing.T) {
 		if !errors.Is(err, ErrShardMismatch) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want ErrShardMismatch saying %q", c.name, err, c.want)
 		}
+	}
+}
+
+// A corrupt line in a shard's records is skipped, the records after it kept, and the merged
+// report counts it.
+func TestLoadRunSkipsCorruptLines(t *testing.T) {
+	dir := t.TempDir()
+	a, b := shards()
+	paths := []string{filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")}
+	for i, run := range []*Run{shardRun("a", a), shardRun("b", b)} {
+		if err := WriteRun(paths[i], run); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tp := filepath.Join(dir, TurnsNameFor(paths[0]))
+	data, err := os.ReadFile(tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	mid := len(lines) / 2
+	lines[mid] = lines[mid][:len(lines[mid])/2] // half a line in the middle: its newline gone too
+	lines = append(lines, []byte(`{"kind":"turn","sch`))
+	if err := os.WriteFile(tp, bytes.Join(lines, nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	whole, err := LoadRun(paths[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut, err := LoadRun(paths[0])
+	if err != nil {
+		t.Fatalf("a corrupt line is skipped, not an error: %v", err)
+	}
+	// The half line swallowed the next one: two records lost, and the half last line.
+	if len(cut.Skipped) != 2 || len(cut.Turns)+len(cut.Calls) != len(lines)-1-2-1 {
+		t.Errorf("skipped %v, kept %d records of %d lines", cut.Skipped, len(cut.Turns)+len(cut.Calls), len(lines))
+	}
+	merged, err := Merge([]*Run{cut, whole})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if merged.Report.SkippedLines != 2 {
+		t.Errorf("merged report counts %d skipped lines, want 2", merged.Report.SkippedLines)
+	}
+	var txt bytes.Buffer
+	if err := Text(&txt, merged.Report); err != nil || !strings.Contains(txt.String(), "2 unreadable line(s)") {
+		t.Errorf("the text report does not warn of the skipped lines (%v):\n%s", err, txt.String())
 	}
 }

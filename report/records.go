@@ -10,14 +10,16 @@ import (
 // Run is a report read back with the records of its turns file: what compare, merge and the HTML
 // report work from.
 type Run struct {
-	Path   string // the report.json it was loaded from
-	Report *Report
-	Turns  []callers.Turn
-	Calls  []callers.CallResult
+	Path    string // the report.json it was loaded from
+	Report  *Report
+	Turns   []callers.Turn
+	Calls   []callers.CallResult
+	Skipped []SkippedLine // lines of the turns file that could not be read and were left out
 }
 
 // LoadRun reads a report.json and the turns file it names beside it. A report without a turns
-// file, or one that cannot be read, is an error: the per-turn samples are the point.
+// file, or one that cannot be read, is an error: the per-turn samples are the point. Lines of the
+// turns file that do not parse are skipped and listed in Skipped.
 func LoadRun(path string) (*Run, error) {
 	r, err := Load(path)
 	if err != nil {
@@ -27,11 +29,11 @@ func LoadRun(path string) (*Run, error) {
 	if tp == "" {
 		return nil, fmt.Errorf("report: %s names no turns file", path)
 	}
-	turns, calls, err := ReadJSONL(tp)
+	recs, err := ReadRecords(tp)
 	if err != nil {
 		return nil, err // names the turns file, beside the report
 	}
-	return &Run{Path: path, Report: r, Turns: turns, Calls: calls}, nil
+	return &Run{Path: path, Report: r, Turns: recs.Turns, Calls: recs.Calls, Skipped: recs.Skipped}, nil
 }
 
 // Steps splits the run's records into the report's steps, as the runner handed them to Build.
@@ -41,8 +43,8 @@ func (run *Run) Steps() []StepData { return StepRecords(run.Report, run.Turns, r
 // Build(r.Config, StepRecords(r, turns, calls), r.Config.Thresholds) gives back r's steps. A
 // record belongs to step Index when its Step is Index-1 (the run's 0-based schedule index); its
 // turns are those inside the step's measured window, or all of them when none is (a step cut
-// short, as the runner does). Agent costs and generator CPU, which no record holds, come from
-// the report.
+// short, as the runner does). Agent costs, generator CPU and whether the step was cut, which no
+// record holds, come from the report.
 func StepRecords(r *Report, turns []callers.Turn, calls []callers.CallResult) []StepData {
 	byStep := map[int][]callers.Turn{}
 	for _, t := range turns {
@@ -64,6 +66,7 @@ func StepRecords(r *Report, turns []callers.Turn, calls []callers.CallResult) []
 			GeneratorCPU:       s.Generator.CPU,
 			MachineSteal:       s.Generator.StealOrUnknown(),
 			Window:             w,
+			Cut:                s.Verdict.Incomplete,
 		}
 	}
 	return out

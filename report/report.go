@@ -21,6 +21,15 @@ type Report struct {
 	Steps         []Step          `json:"steps"`
 	Capacity      checks.Capacity `json:"capacity"`
 	TurnsFile     string          `json:"turns_file"` // the per-turn records, relative to report.json
+	// Calibration says how well the caller's ears heard this agent at the lowest step; nil in a
+	// report written before it was measured.
+	Calibration *checks.Calibration `json:"calibration,omitempty"`
+	// Stopped says why the run ended before its plan did (its figures are what was recorded up to
+	// then); nil when it finished.
+	Stopped *Stop `json:"stopped,omitempty"`
+	// SkippedLines counts the lines of the turns file(s) a rebuilt or merged report could not read
+	// and left out.
+	SkippedLines int `json:"skipped_lines,omitempty"`
 }
 
 // RunConfig is what the run was told to do.
@@ -47,7 +56,7 @@ type Step struct {
 	Answered     int                       `json:"answered"` // calls with reply audio in at least one turn
 	Clean        int                       `json:"clean"`
 	Turns        TurnCounts                `json:"turns"`
-	Failures     map[string]int            `json:"failures,omitempty"`      // failed turns by reason
+	Failures     map[string]int            `json:"failures,omitempty"`      // turns not understood by reason: slip, unjudged and cancelled among them
 	CallFailures map[string]int            `json:"call_failures,omitempty"` // unclean calls by reason
 	Cross        checks.Cross              `json:"cross"`
 	Latency      map[string]checks.Summary `json:"latency"` // by checks.Metric name, ms
@@ -60,12 +69,9 @@ type Step struct {
 	Verdict            checks.StepVerdict `json:"verdict"`
 }
 
-// TurnCounts counts a step's turns.
-type TurnCounts struct {
-	Total      int `json:"total"`
-	Understood int `json:"understood"`
-	Failed     int `json:"failed"`
-}
+// TurnCounts counts a step's turns by outcome, as its verdict does: slips, unjudged and cancelled
+// turns are not failures.
+type TurnCounts = checks.TurnTally
 
 // StepData is what the controller hands over for one step: the records it counts (those inside
 // the measured window), agent resources scraped from /metrics when it has them, and the
@@ -79,6 +85,9 @@ type StepData struct {
 	GeneratorCPU       float64
 	MachineSteal       float64 // share of the machine's CPU the hypervisor took; < 0 unknown
 	Window             [2]time.Time
+	// Cut says the step ended before its measured window did (stopped by the user or the
+	// generator, or the run killed during it): incomplete, never failed.
+	Cut bool
 }
 
 // Build aggregates the steps, judges them with th and finds the capacity. It fills Machine from
@@ -86,9 +95,11 @@ type StepData struct {
 func Build(cfg RunConfig, steps []StepData, th checks.Thresholds) *Report {
 	inputs := make([]checks.StepInput, len(steps))
 	for i, d := range steps {
-		inputs[i] = checks.StepInput{N: d.N, Turns: d.Turns, Calls: d.Calls, GeneratorCPU: d.GeneratorCPU, MachineSteal: d.MachineSteal}
+		inputs[i] = checks.StepInput{N: d.N, Turns: d.Turns, Calls: d.Calls, GeneratorCPU: d.GeneratorCPU,
+			MachineSteal: d.MachineSteal, Cut: d.Cut}
 	}
-	verdicts, capacity := checks.Steps(inputs, th)
+	cal := checks.CalibrateSteps(inputs)
+	verdicts, capacity := checks.StepsCalibrated(inputs, th, cal)
 	cfg.Thresholds = th
 	r := &Report{
 		Schema:        Schema,
@@ -98,13 +109,14 @@ func Build(cfg RunConfig, steps []StepData, th checks.Thresholds) *Report {
 		Steps:         make([]Step, len(steps)),
 		Capacity:      capacity,
 		TurnsFile:     TurnsFileName,
+		Calibration:   &cal,
 	}
 	applied := map[string]bool{}
 	for i, d := range steps {
 		r.Steps[i] = buildStep(i+1, d, verdicts[i], th, applied)
 		r.Started, r.Ended = span(r.Started, r.Ended, d.Window)
 	}
-	for _, c := range []string{checks.CheckServerTranscript, checks.CheckCallerTranscription} {
+	for _, c := range []string{checks.CheckServerTranscript, checks.CheckAgentText, checks.CheckCallerTranscription} {
 		if applied[c] {
 			r.ChecksApplied = append(r.ChecksApplied, c)
 		}
@@ -145,13 +157,10 @@ func tallyTurns(s *Step, turns []callers.Turn, applied map[string]bool) map[int]
 			applied[a] = true
 		}
 		s.Cross.Add(v)
-		s.Turns.Total++
-		if v.Understood {
-			s.Turns.Understood++
-			continue
+		s.Turns.Add(v)
+		if v.Outcome != checks.OutcomeUnderstood {
+			s.Failures = inc(s.Failures, v.Reason.String())
 		}
-		s.Turns.Failed++
-		s.Failures = inc(s.Failures, v.Reason.String())
 	}
 	return byCall
 }

@@ -123,11 +123,7 @@ func (r *ScenarioReport) Write(dir string) error {
 	if err != nil {
 		return fmt.Errorf("report: encode: %w", err)
 	}
-	path := filepath.Join(dir, FileName)
-	if err := os.WriteFile(path+".tmp", append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("report: write: %w", err)
-	}
-	if err := os.Rename(path+".tmp", path); err != nil {
+	if err := writeAtomic(filepath.Join(dir, FileName), append(b, '\n')); err != nil {
 		return fmt.Errorf("report: write: %w", err)
 	}
 	return nil

@@ -127,3 +127,81 @@ func synthReportNA() *Report {
 	r.Machine = synthMachine
 	return r
 }
+
+// withAgentText gives every turn of d the agent's own reply text: the phrase, as it meant to say.
+func withAgentText(d StepData) StepData {
+	for i := range d.Turns {
+		d.Turns[i].AgentText = []string{speech.Words(d.Turns[i].Phrase)}
+	}
+	return d
+}
+
+// slipped is digits with its last digit changed: one STT edit off.
+func slipped(digits string) string {
+	last := (digits[len(digits)-1]-'0'+1)%10 + '0'
+	return digits[:len(digits)-1] + string(last)
+}
+
+// synthReportEars is an agent whose voice the caller's ears do not hear reliably. N=1: two of ten
+// replies misheard (the agent's text is the phrase), so the calibration (80 %) is untrusted and
+// the step passes on the agent's text; N=2: the agent's STT slipped one digit, not tolerated; N=4:
+// the ears fell behind on two replies (unjudged), so the step is generator_bound.
+func synthReportEars() *Report {
+	s1 := withAgentText(synthStep(1, 1, 10, 0, true))
+	s1.Turns[3].Heard, s1.Turns[7].Heard = "nine eight", "nine eight"
+	s2 := withAgentText(synthStep(2, 2, 5, 1, true))
+	s2.Turns[4].ServerTranscripts = []string{speech.Words(slipped(speech.Normalize(s2.Turns[4].Phrase)))}
+	s4 := withAgentText(synthStep(3, 4, 5, 3, true))
+	for i := range s4.Turns {
+		s4.Turns[i].DecodeWait, s4.Turns[i].DecodeTime = callers.Ms(5+i), callers.Ms(120+3*i)
+	}
+	for _, i := range []int{2, 11} {
+		s4.Turns[i].Unjudged, s4.Turns[i].Heard = "queue_full", ""
+		s4.Turns[i].DecodeTime = 0
+	}
+	for _, d := range []*StepData{&s1, &s2, &s4} {
+		d.GeneratorCPU, d.MachineSteal = 0.2, 0
+	}
+	cfg := synthConfig()
+	cfg.Transport, cfg.Steps = "webrtc", []int{1, 2, 4}
+	r := Build(cfg, []StepData{s1, s2, s4}, checks.DefaultThresholds())
+	r.Machine = synthMachine
+	return r
+}
+
+// synthReportCut is a run stopped by the user during its third step, with slips tolerated. N=2:
+// one of twenty replies heard one digit off (a caller slip), within --tolerate-slips 50 and at
+// the calibration's bound (95 %); N=4 clean; N=8 cut short with every call's second turn in
+// flight, so capacity is at least 4.
+func synthReportCut() *Report {
+	cfg := synthConfig()
+	cfg.Steps = []int{2, 4, 8, 16}
+	th := checks.DefaultThresholds()
+	th.TolerateSlips = 50
+	r := Build(cfg, synthCutSteps(), th)
+	r.Machine = synthMachine
+	r.Stopped = &Stop{Reason: StopInterrupted}
+	return r
+}
+
+// synthCutSteps are synthReportCut's records.
+func synthCutSteps() []StepData {
+	s2 := withAgentText(synthStep(1, 2, 10, 0, true))
+	s2.Turns[6].Heard = speech.Words(slipped(speech.Normalize(s2.Turns[6].Phrase)))
+	s4 := withAgentText(synthStep(2, 4, 5, 2, true))
+	s8 := withAgentText(synthStep(3, 8, 2, 6, true))
+	for i := 1; i < len(s8.Turns); i += 2 {
+		t := &s8.Turns[i]
+		t.Marks.Transcript, t.Marks.ReplyStart, t.Marks.ReplyEnd = nil, nil, nil
+		t.ServerTranscripts, t.AgentText, t.Heard, t.AgentAudio = nil, nil, "", 0
+		t.Error = "cancelled: the run was stopped"
+	}
+	for i := range s8.Calls {
+		s8.Calls[i].EndedBy = callers.EndedByCancelled
+	}
+	s8.Cut = true
+	for _, d := range []*StepData{&s2, &s4, &s8} {
+		d.GeneratorCPU, d.MachineSteal = 0.2, 0
+	}
+	return []StepData{s2, s4, s8}
+}

@@ -24,12 +24,15 @@ func (e *errWriter) Write(p []byte) (int, error) {
 
 func (e *errWriter) line(format string, args ...any) { fmt.Fprintf(e, format+"\n", args...) }
 
-// Text writes the plain-text summary: the run, the per-step table, where turns failed, failures by
-// reason, verdicts, capacity and generator warnings.
+// Text writes the plain-text summary: the run and the ears' calibration, the per-step table, where
+// turns failed, turns not understood by reason, verdicts, capacity and generator warnings.
 func Text(w io.Writer, r *Report) error {
 	ew := &errWriter{w: w}
 	ew.line("callfleet report (%s)", r.Schema)
 	for _, l := range header(r) {
+		ew.line("%s", l)
+	}
+	for _, l := range calibrationLines(r) {
 		ew.line("%s", l)
 	}
 	ew.line("")
@@ -41,10 +44,13 @@ func Text(w io.Writer, r *Report) error {
 	ew.line("")
 	ew.line("the load generator (this machine):")
 	textTable(ew, generatorTable(r))
-	textSection(ew, "failures by reason:", failureLines(r))
+	textSection(ew, "turns not understood and unclean calls, by reason:", failureLines(r))
 	textSection(ew, "verdicts:", verdictLines(r))
 	ew.line("")
 	ew.line("%s", capacityLine(r))
+	if l := runTurnsLine(r); l != "" {
+		ew.line("%s", l)
+	}
 	if l := costLine(r); l != "" {
 		ew.line("%s", l)
 	}

@@ -18,7 +18,7 @@ type table struct {
 
 // summaryTable is the seeds' per-step table.
 func summaryTable(r *Report) table {
-	t := table{head: []string{"N", "calls clean", "turns understood", "speech_end→transcript p50/p95",
+	t := table{head: []string{"N", "calls clean", "turns understood", "turns ok / failed / slips", "speech_end→transcript p50/p95",
 		"reply_start p50/p95", "speech_end→reply p50/p95", "underruns/min", "longest gap",
 		"agent CPU m/conv", "RSS/call", "verdict"}}
 	for _, s := range r.Steps {
@@ -26,6 +26,7 @@ func summaryTable(r *Report) table {
 			strconv.Itoa(s.N),
 			fmt.Sprintf("%d/%d", s.Clean, s.Calls),
 			understood(s.Turns),
+			turnsFigure(s.Turns),
 			pair(s.Latency[checks.MetricSpeechEndToTranscript.String()]),
 			pair(s.Latency[checks.MetricReplyStart.String()]),
 			pair(s.Latency[checks.MetricSpeechEndToReply.String()]),
@@ -49,21 +50,24 @@ func crossTable(r *Report) table {
 	if na {
 		t.head = append(t.head, "no transcript, answered right", "no transcript, answered wrong")
 	}
+	t.head = append(t.head, "misheard", "unjudged", "cancelled")
 	for _, s := range r.Steps {
 		x := s.Cross
 		row := []string{strconv.Itoa(s.N), itoa(x.HeardRight), itoa(x.HeardWrong), itoa(x.NotHeardRight), itoa(x.NotHeardWrong)}
 		if na {
 			row = append(row, itoa(x.NARight), itoa(x.NAWrong))
 		}
-		t.rows = append(t.rows, row)
+		t.rows = append(t.rows, append(row, itoa(x.Misheard), itoa(x.Unjudged), itoa(x.Cancelled)))
 	}
 	return t
 }
 
 // generatorTable is the load generator's own health per step: how late its 20 ms sends were (each
-// turn's p99, summarised over the step's turns) and how busy its cores were.
+// turn's p99, summarised over the step's turns), how busy its cores were, and how its ears (the
+// caller-side transcription) kept up.
 func generatorTable(r *Report) table {
-	t := table{head: []string{"N", "send lateness p50/p99", "worst", "generator CPU", "machine steal", "health"}}
+	t := table{head: []string{"N", "send lateness p50/p99", "worst", "generator CPU", "machine steal",
+		"decode wait p95", "decode time p95", "unjudged turns", "health"}}
 	for _, s := range r.Steps {
 		g := s.Generator
 		health := "ok"
@@ -72,9 +76,18 @@ func generatorTable(r *Report) table {
 		}
 		t.rows = append(t.rows, []string{strconv.Itoa(s.N),
 			lateMs(g.LatenessP50) + "/" + lateMs(g.LatenessP99),
-			lateMs(g.LatenessMax), checks.FormatPct(g.CPU) + " of its cores", stealText(g.Steal), health})
+			lateMs(g.LatenessMax), checks.FormatPct(g.CPU) + " of its cores", stealText(g.Steal),
+			p95Text(g.DecodeWait), p95Text(g.DecodeTime), itoa(g.Unjudged), health})
 	}
 	return t
+}
+
+// p95Text is a summary's p95, "-" without samples (no reply was decoded).
+func p95Text(s checks.Summary) string {
+	if s.N == 0 {
+		return "-"
+	}
+	return checks.FormatMs(s.P95)
 }
 
 // stealText shows the hypervisor's share of the machine, "-" where the platform does not say.
@@ -96,7 +109,10 @@ func lateMs(v callers.Ms) string {
 
 // crossLegend says where each failing cell points.
 const crossLegend = "heard, answered wrong: the LLM/logic, or TTS/transport/underruns (the caller misheard); " +
-	"not heard: STT or inbound audio; not heard, answered right: the transcript channel"
+	"not heard: STT or inbound audio; not heard, answered right: the transcript channel; " +
+	"misheard: the agent's own text was the phrase but the caller heard other digits (the caller's ears, " +
+	"or the agent's TTS, transport or playout); unjudged: the generator's ears could not judge the reply " +
+	"(not the agent's failure); cancelled: the run stopped during the turn"
 
 // header is the run's description, one line each.
 func header(r *Report) []string {
@@ -121,7 +137,8 @@ func checksLine(r *Report) string {
 	return s
 }
 
-// failureLines lists each step's failed turns and unclean calls by reason, in priority order.
+// failureLines lists each step's turns not understood and unclean calls by reason, in priority
+// order: slips, unjudged and cancelled turns are tallied beside the failures.
 func failureLines(r *Report) []string {
 	var lines []string
 	for _, s := range r.Steps {
@@ -135,7 +152,7 @@ func failureLines(r *Report) []string {
 
 func byReason(m map[string]int) string {
 	var parts []string
-	for _, reason := range checks.FailureReasons() {
+	for _, reason := range checks.Reasons() {
 		if n := m[reason.String()]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", reason, n))
 		}
@@ -146,24 +163,107 @@ func byReason(m map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-// verdictLines gives each failed step's reasons.
+// verdictLines gives every step's verdict and turn figure, then its reasons and notes.
 func verdictLines(r *Report) []string {
 	var lines []string
 	for _, s := range r.Steps {
-		for _, why := range s.Verdict.Reasons {
+		v := s.Verdict
+		lines = append(lines, fmt.Sprintf("N=%d: %s; %s", s.N, v.Word(), turnsLine(v)))
+		for _, why := range v.Reasons {
 			lines = append(lines, fmt.Sprintf("N=%d: %s", s.N, why))
+		}
+		for _, note := range v.Notes {
+			lines = append(lines, fmt.Sprintf("N=%d: note: %s", s.N, note))
 		}
 	}
 	return lines
 }
 
-func capacityLine(r *Report) string {
-	return fmt.Sprintf("capacity: %d calls (largest step with every step up to it ok); %s", r.Capacity.N, r.Capacity.Note)
+// turnsLine is the seed's "Turns ok / failed / tolerated STT slips" figure, then the turns not
+// judged.
+func turnsLine(v checks.StepVerdict) string {
+	x := v.Turns
+	return fmt.Sprintf("turns ok / failed / tolerated STT slips: %s; unjudged %d, cancelled %d",
+		slipsFigure(x, v.SlipsTolerated), x.Unjudged, x.Cancelled)
 }
 
-// warnings flags the steps whose figures are not trusted.
+// slipsFigure is "ok / failed / slips", flagged when the slips counted against the step.
+func slipsFigure(x checks.TurnTally, tolerated bool) string {
+	s := fmt.Sprintf("%d / %d / %d", x.Understood, x.Failed, x.Slips)
+	if x.Slips > 0 && !tolerated {
+		s += " (not tolerated)"
+	}
+	return s
+}
+
+// turnsFigure is the summary table's cell: "ok / failed / slips", "-" without turns.
+func turnsFigure(x checks.TurnTally) string {
+	if x.Total == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d / %d / %d", x.Understood, x.Failed, x.Slips)
+}
+
+// runTurnsLine sums the figure over the run's steps; "" without turns.
+func runTurnsLine(r *Report) string {
+	var x checks.TurnTally
+	for _, s := range r.Steps {
+		x = sumTally(x, s.Turns)
+	}
+	if x.Total == 0 {
+		return ""
+	}
+	return fmt.Sprintf("turns ok / failed / STT slips over the run: %d / %d / %d; unjudged %d, cancelled %d",
+		x.Understood, x.Failed, x.Slips, x.Unjudged, x.Cancelled)
+}
+
+func sumTally(a, b checks.TurnTally) checks.TurnTally {
+	return checks.TurnTally{Total: a.Total + b.Total, Understood: a.Understood + b.Understood, Failed: a.Failed + b.Failed,
+		Slips: a.Slips + b.Slips, Unjudged: a.Unjudged + b.Unjudged, Cancelled: a.Cancelled + b.Cancelled}
+}
+
+func capacityLine(r *Report) string {
+	c := r.Capacity
+	if c.Incomplete {
+		return fmt.Sprintf("capacity: at least %d calls; %s", c.N, c.Note)
+	}
+	return fmt.Sprintf("capacity: %d calls (largest step with every step up to it ok); %s", c.N, c.Note)
+}
+
+// capacityText is the capacity in a few words, for titles.
+func capacityText(c checks.Capacity) string {
+	if c.Incomplete {
+		return fmt.Sprintf("at least %d calls", c.N)
+	}
+	return fmt.Sprintf("%d calls", c.N)
+}
+
+// calibrationLines head the summary: how well the caller's ears heard this agent, and a warning
+// naming --stt-url when they did not hear it reliably. None for a report older than calibration,
+// or for a scenario's (no steps: its ears are judged in its own tables).
+func calibrationLines(r *Report) []string {
+	c := r.Calibration
+	if c == nil || len(r.Steps) == 0 {
+		return nil
+	}
+	if c.Trusted {
+		return []string{"calibration: " + c.Describe()}
+	}
+	said := strings.TrimPrefix(c.Describe(), "the caller's ears ")
+	return []string{fmt.Sprintf("WARNING: the caller's ears did not hear this agent's voice reliably (%s, below %s): "+
+		"failures resting on the caller's transcription alone are not counted; try --stt-url with a stronger transcriber",
+		said, checks.FormatPct(checks.MinCalibration))}
+}
+
+// warnings flags a run cut short, records left out and the steps whose figures are not trusted.
 func warnings(r *Report) []string {
 	var lines []string
+	if l := stopLine(r.Stopped); l != "" {
+		lines = append(lines, l)
+	}
+	if r.SkippedLines > 0 {
+		lines = append(lines, fmt.Sprintf("warning: %d unreadable line(s) of the turns file were skipped: their records are not counted", r.SkippedLines))
+	}
 	for _, s := range r.Steps {
 		if s.Generator.Bound {
 			lines = append(lines, fmt.Sprintf("warning: step N=%d is generator_bound (%s): its figures are not trusted",
@@ -173,11 +273,28 @@ func warnings(r *Report) []string {
 	return lines
 }
 
+// stopLine says why the run ended early, "" when it did not.
+func stopLine(st *Stop) string {
+	switch {
+	case st == nil:
+		return ""
+	case st.Reason == StopError:
+		return fmt.Sprintf("warning: the run stopped on an error (%s): the figures are what was recorded up to then", st.Error)
+	case st.Reason == StopUnfinished:
+		return "warning: rebuilt from the turns file of a run that did not finish (killed or crashed): " +
+			"the figures are what was recorded up to then, and the last step may be cut short"
+	default:
+		return fmt.Sprintf("warning: the run was stopped before its plan ended (%s): the last step may be cut short", st.Reason)
+	}
+}
+
+// understood is the share of judged turns understood, as the step rule counts it.
 func understood(t TurnCounts) string {
-	if t.Total == 0 {
+	n := t.Judged()
+	if n == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%d of %d (%s)", t.Understood, t.Total, checks.FormatPct(float64(t.Understood)/float64(t.Total)))
+	return fmt.Sprintf("%d of %d (%s)", t.Understood, n, checks.FormatPct(float64(t.Understood)/float64(n)))
 }
 
 // pair writes p50/p95 in one unit: ms when both are under a second, else seconds.
@@ -191,14 +308,12 @@ func pair(s checks.Summary) string {
 	return fmt.Sprintf("%.2f/%.2f s", float64(s.P50)/1000, float64(s.P95)/1000)
 }
 
+// verdict is the step's word, flagged when the generator fell behind.
 func verdict(s Step) string {
-	switch {
-	case s.Verdict.OK:
-		return "ok"
-	case s.Verdict.GeneratorBound:
-		return "FAIL (generator_bound)"
+	if s.Verdict.GeneratorBound && !s.Verdict.OK {
+		return s.Verdict.Word() + " (generator_bound)"
 	}
-	return "FAIL"
+	return s.Verdict.Word()
 }
 
 func optional(v *float64, format string) string {
