@@ -44,7 +44,11 @@ func (s *failuresPanel) line(f failure) string {
 	if t.Heard != "" {
 		heard = fmt.Sprintf("%q", t.Heard)
 	}
-	out := fmt.Sprintf("%-18s %s  said %s  heard %s", where, st.Fail.Render(fmt.Sprintf("%-16s", f.reason)),
+	style := st.Fail
+	if !f.reason.Failed() { // a slip, unjudged or cancelled turn: listed, not the agent's failure
+		style = st.Dim
+	}
+	out := fmt.Sprintf("%-18s %s  said %s  heard %s", where, style.Render(fmt.Sprintf("%-16s", f.reason)),
 		speech.Normalize(t.Phrase), heard)
 	if t.TranscriptChannel {
 		server := st.Dim.Render("nothing")

@@ -69,29 +69,38 @@ func (s *figures) phase() string {
 	return s.row("phase", "finishing the last turns, then hanging up")
 }
 
-// verdicts counts the step's turns, failed ones by reason in priority order.
+// verdicts counts the step's turns: failed ones by reason in priority order, then slips, unjudged
+// and cancelled turns, dimmed: counted, but not the agent's failures.
 func (s *figures) verdicts(turns []callers.Turn) string {
 	st := s.c.Styles
-	ok, by := 0, map[checks.Reason]int{}
+	var x checks.TurnTally
+	by := map[checks.Reason]int{}
 	for _, t := range turns {
-		if v := checks.Turn(t); v.Understood {
-			ok++
-		} else {
-			by[v.Reason]++
-		}
+		v := checks.Turn(t)
+		x.Add(v)
+		by[v.Reason]++
 	}
-	failed := len(turns) - ok
-	out := st.OK.Render(fmt.Sprintf("ok %d", ok)) + "  "
-	if failed == 0 {
-		return s.row("turns", out+st.Dim.Render("failed 0"))
+	out := st.OK.Render(fmt.Sprintf("ok %d", x.Understood)) + "  "
+	if x.Failed == 0 {
+		out += st.Dim.Render("failed 0")
+	} else {
+		out += st.Fail.Render(fmt.Sprintf("failed %d", x.Failed)) + st.Dim.Render(": ") + reasonList(by, true)
 	}
+	if others := reasonList(by, false); others != "" {
+		out += st.Dim.Render("  · " + others)
+	}
+	return s.row("turns", out)
+}
+
+// reasonList is "reason n, ..." in priority order over the failures, or over the other reasons.
+func reasonList(by map[checks.Reason]int, failures bool) string {
 	var parts []string
-	for _, r := range checks.FailureReasons() {
-		if n := by[r]; n > 0 {
+	for _, r := range checks.Reasons() {
+		if n := by[r]; n > 0 && r.Failed() == failures {
 			parts = append(parts, fmt.Sprintf("%s %d", r, n))
 		}
 	}
-	return s.row("turns", out+st.Fail.Render(fmt.Sprintf("failed %d", failed))+st.Dim.Render(": ")+strings.Join(parts, ", "))
+	return strings.Join(parts, ", ")
 }
 
 func (s *figures) latency(m checks.Metric, turns []callers.Turn) string {

@@ -128,12 +128,8 @@ func (s *lanes) lane(ln *lane, wide bool) string {
 		return s.probeLane(ln, name, wide)
 	}
 	var hist strings.Builder
-	for _, ok := range ln.history {
-		if ok {
-			hist.WriteString(st.OK.Render("✓"))
-		} else {
-			hist.WriteString(st.Fail.Render("✗"))
-		}
+	for _, o := range ln.history {
+		hist.WriteString(s.outcomeGlyph(o))
 	}
 	hist.WriteString(strings.Repeat(" ", historyLen-len(ln.history)))
 	lat := "-"
@@ -142,10 +138,31 @@ func (s *lanes) lane(ln *lane, wide bool) string {
 	}
 	line := fmt.Sprintf("%-5s %s %s %3d %s %8s", fmt.Sprintf("c%d", ln.call), ss.Render(stateGlyphs[ln.state]),
 		ss.Render(fmt.Sprintf("%-9s", name)), ln.turns, hist.String(), lat)
-	if wide && ln.reason.Failed() {
+	switch {
+	case !wide || ln.reason == checks.ReasonNone:
+	case ln.reason.Failed():
 		line += "  " + st.Fail.Render(ln.reason.String())
+	default: // slip, unjudged, cancelled: shown, but not as the agent's failure
+		line += "  " + st.Dim.Render(ln.reason.String())
 	}
 	return line
+}
+
+// outcomeGlyph marks one turn of a lane's history: ✓ understood, ✗ failed, and dimmed ~ slip,
+// ? unjudged, - cancelled.
+func (s *lanes) outcomeGlyph(o checks.Outcome) string {
+	st := s.c.Styles
+	switch o {
+	case checks.OutcomeUnderstood:
+		return st.OK.Render("✓")
+	case checks.OutcomeSlip:
+		return st.Dim.Render("~")
+	case checks.OutcomeUnjudged:
+		return st.Dim.Render("?")
+	case checks.OutcomeCancelled:
+		return st.Dim.Render("-")
+	}
+	return st.Fail.Render("✗")
 }
 
 // probeLane is one call of a pause-probe: "c5    ◀ listening 700ms  one turn     1.23 s", the

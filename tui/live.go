@@ -28,8 +28,9 @@ type live struct {
 	finished  []stepRow
 	verdicts  []checks.StepVerdict // of finished, judged together as the report will
 	capacity  checks.Capacity
-	failures  []failure  // newest last
-	probe     *probeLive // a probe's steps instead of a ramp's; nil for a ramp
+	ears      checks.Calibration // the caller's ears, calibrated on the finished steps as the report will
+	failures  []failure          // newest last
+	probe     *probeLive         // a probe's steps instead of a ramp's; nil for a ramp
 }
 
 // lane is one call of the current step.
@@ -37,10 +38,10 @@ type lane struct {
 	call    int
 	state   callers.State
 	turns   int
-	history []bool // understood, oldest first
+	history []checks.Outcome // oldest first
 	latency callers.Ms
 	hasLat  bool
-	reason  checks.Reason // of the last turn, ReasonNone when understood
+	reason  checks.Reason // of the last turn, ReasonNone when understood; not always a failure
 	word    string        // probe: how the agent took the last turn ("one turn", "split")
 	pause   string        // probe: the pause the call probes
 }
@@ -52,9 +53,8 @@ type timedTurn struct {
 
 // stepRow is one finished step as the table shows it.
 type stepRow struct {
-	sched   scenarios.StepSchedule
-	input   checks.StepInput
-	stopped bool
+	sched scenarios.StepSchedule
+	input checks.StepInput // Cut when the step was ended early
 }
 
 type failure struct {
@@ -142,7 +142,7 @@ func (l *live) turn(t callers.Turn, at time.Time) {
 		return
 	}
 	ln.turns++
-	ln.history = append(ln.history, v.Understood)
+	ln.history = append(ln.history, v.Outcome)
 	if len(ln.history) > historyLen {
 		ln.history = ln.history[1:]
 	}
@@ -157,13 +157,15 @@ func (l *live) turn(t callers.Turn, at time.Time) {
 // endStep judges every finished step again, since the latency rule anchors on the first.
 func (l *live) endStep(r scenarios.StepResult) {
 	l.inStep = false
-	in := checks.StepInput{N: r.Schedule.N, Turns: inWindow(r.Turns, r.Window), Calls: r.Calls, GeneratorCPU: r.GeneratorCPU, MachineSteal: r.MachineSteal}
-	l.finished = append(l.finished, stepRow{sched: r.Schedule, input: in, stopped: r.Stopped})
+	in := checks.StepInput{N: r.Schedule.N, Turns: inWindow(r.Turns, r.Window), Calls: r.Calls,
+		GeneratorCPU: r.GeneratorCPU, MachineSteal: r.MachineSteal, Cut: r.Stopped}
+	l.finished = append(l.finished, stepRow{sched: r.Schedule, input: in})
 	inputs := make([]checks.StepInput, len(l.finished))
 	for i, f := range l.finished {
 		inputs[i] = f.input
 	}
-	l.verdicts, l.capacity = checks.Steps(inputs, l.th)
+	l.ears = checks.CalibrateSteps(inputs)
+	l.verdicts, l.capacity = checks.StepsCalibrated(inputs, l.th, l.ears)
 }
 
 func (l *live) lane(call int) *lane {

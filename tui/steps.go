@@ -84,7 +84,7 @@ func (s *stepsTable) row(i, n int) string {
 	switch {
 	case i < len(s.l.finished):
 		f, v := s.l.finished[i], s.l.verdicts[i]
-		return s.cells(append(base, s.figures(f.input.Turns, f.input.Calls)...)) + s.verdict(v, f.stopped)
+		return s.cells(append(base, s.figures(f.input.Turns, f.input.Calls)...)) + s.verdict(v)
 	case i == len(s.l.finished) && s.l.inStep:
 		return s.cells(append(base, s.figures(s.l.measured(), nil)...)) + st.Warn.Render("running")
 	}
@@ -111,27 +111,30 @@ func (s *stepsTable) figures(turns []callers.Turn, calls []callers.CallResult) [
 	if len(turns) > 0 {
 		late = checks.FormatMs(checks.GeneratorOf(turns, 0, -1, s.l.th).LatenessP99)
 	}
-	return []string{callsText, fmt.Sprintf("%d/%d", checks.Understood(turns), len(turns)),
+	x := checks.Tally(turns)
+	return []string{callsText, fmt.Sprintf("%d/%d", x.Understood, x.Judged()),
 		pair(checks.MetricSpeechEndToReply, turns), pair(checks.MetricReplyStart, turns), under, late}
 }
 
-// verdict is "ok" or "FAIL: the first reason (+ how many more)", flagged when the step was ended
-// early or the generator fell behind.
-func (s *stepsTable) verdict(v checks.StepVerdict, stopped bool) string {
+// verdict is "ok", "FAIL" or "incomplete", then the first reason (+ how many more), flagged when
+// the generator fell behind or slips were counted against the step.
+func (s *stepsTable) verdict(v checks.StepVerdict) string {
 	st := s.c.Styles
 	var tags []string
 	if v.GeneratorBound {
 		tags = append(tags, "generator_bound")
 	}
-	if stopped {
-		tags = append(tags, "ended early")
+	if n := v.Turns.Slips; n > 0 {
+		tags = append(tags, slipsTag(n, v.SlipsTolerated))
 	}
-	word, style := "ok", st.OK
-	if !v.OK {
-		word, style = "FAIL", st.Fail
-	}
-	if v.GeneratorBound {
+	word, style := v.Word(), st.OK
+	switch {
+	case v.Incomplete:
+		style = st.Dim // cut short: not the agent's failure
+	case v.GeneratorBound:
 		style = st.Warn
+	case !v.OK:
+		style = st.Fail
 	}
 	if len(tags) > 0 {
 		word += " (" + strings.Join(tags, ", ") + ")"
@@ -151,7 +154,24 @@ func (s *stepsTable) capacity() string {
 		return st.Label.Render("capacity so far: ") + st.Dim.Render("no step finished yet")
 	}
 	c := s.l.capacity
-	return st.Label.Render("capacity so far: ") + st.Value.Render(fmt.Sprintf("%d calls", c.N)) + st.Dim.Render("; "+c.Note)
+	n := fmt.Sprintf("%d calls", c.N)
+	if c.Incomplete {
+		n = "at least " + n
+	}
+	line := st.Label.Render("capacity so far: ") + st.Value.Render(n)
+	if e := s.l.ears; !e.Trusted { // short: the line is the box's last, cut at its width
+		line += st.Warn.Render(fmt.Sprintf("; ears not trusted (%s agreed at N=%d): try --stt-url",
+			checks.FormatPct(e.Fraction), e.StepN))
+	}
+	return line + st.Dim.Render("; "+c.Note)
+}
+
+// slipsTag says a step's STT slips and whether they were tolerated.
+func slipsTag(n int, tolerated bool) string {
+	if tolerated {
+		return fmt.Sprintf("%d slips tolerated", n)
+	}
+	return fmt.Sprintf("%d slips not tolerated", n)
 }
 
 // pair is "p50/p95" of a metric over turns.
