@@ -242,3 +242,48 @@ func TestBoundsAsSent(t *testing.T) {
 		}
 	}
 }
+
+// A quiet speaker (FSDD theo peaks near -30 dBFS) keeps whole words under the peak-relative trim,
+// and MaxGap varies the gaps, the same way for the same phrase.
+func TestRecordingsFSDD(t *testing.T) {
+	r, err := LoadRecordings(filepath.Join("..", "..", "fixtures", "voices", "fsdd", "theo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if takes := r.Digits(); takes["seven"] != 10 {
+		t.Fatalf("takes per digit: %v", takes)
+	}
+	// The -45 dBFS floor left 141 ms per take on average (18 of 100 under 100 ms); relative, 327.
+	var total, n int
+	for d, takes := range r.takes {
+		for _, tk := range takes {
+			total, n = total+len(tk), n+1
+			if len(tk) < Rate/8 {
+				t.Errorf("digit %d: take trimmed to %d ms", d, len(tk)*1000/Rate)
+			}
+		}
+	}
+	if mean := total * 1000 / Rate / n; mean < 250 {
+		t.Errorf("takes average %d ms, want >= 250 ms", mean)
+	}
+	r.Gap, r.MaxGap = Rate*40/1000, Rate*160/1000
+	a, err := r.Render("70707")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := r.Render("70707")
+	if len(a) != len(b) {
+		t.Fatal("same phrase rendered two lengths")
+	}
+	gaps := map[int]bool{}
+	for i := 1; i < 5; i++ {
+		g := r.gap("70707", i)
+		if g < r.Gap || g > r.MaxGap {
+			t.Errorf("gap %d = %d samples, outside [%d, %d]", i, g, r.Gap, r.MaxGap)
+		}
+		gaps[g] = true
+	}
+	if len(gaps) < 2 {
+		t.Errorf("gaps all alike: %v", gaps)
+	}
+}

@@ -23,7 +23,10 @@ type Recordings struct {
 	dir   string
 	takes [10][][]int16 // per digit, 16 kHz voiced takes
 	Gap   int           // samples of silence between words
-	Pad   int           // samples of silence before and after the phrase
+	// MaxGap, when above Gap, makes each gap a stable pick in [Gap, MaxGap] (by phrase and
+	// position), so phrases do not all share one rhythm.
+	MaxGap int
+	Pad    int // samples of silence before and after the phrase
 }
 
 var _ Source = (*Recordings)(nil)
@@ -92,7 +95,9 @@ func loadTake(path string) ([]int16, error) {
 	if clip.Rate != Rate {
 		pcm = audio.Resample(pcm, clip.Rate, Rate)
 	}
-	first, last, ok := tts.VoicedBounds(pcm, Rate)
+	// Relative to the take's own peak: people record quietly, and the absolute floor that clip
+	// marks use would cut a quiet speaker's words down to their vowels.
+	first, last, ok := tts.VoicedBoundsRelative(pcm, Rate)
 	if !ok {
 		return nil, fmt.Errorf("%s: %w", path, ErrSilent)
 	}
@@ -112,7 +117,7 @@ func (r *Recordings) Render(digits string) ([]int16, error) {
 		}
 		takes := r.takes[ch-'0']
 		if i > 0 {
-			out = append(out, make([]int16, r.Gap)...)
+			out = append(out, make([]int16, r.gap(digits, i))...)
 		}
 		out = append(out, takes[pickTake(digits, i, len(takes))]...)
 	}
@@ -120,9 +125,21 @@ func (r *Recordings) Render(digits string) ([]int16, error) {
 }
 
 func pickTake(digits string, pos, n int) int {
+	return int(phraseHash(digits, pos, "") % uint32(n))
+}
+
+// gap is the silence before word pos: Gap, or a stable pick up to MaxGap.
+func (r *Recordings) gap(digits string, pos int) int {
+	if r.MaxGap <= r.Gap {
+		return r.Gap
+	}
+	return r.Gap + int(phraseHash(digits, pos, "gap")%uint32(r.MaxGap-r.Gap+1))
+}
+
+func phraseHash(digits string, pos int, salt string) uint32 {
 	h := fnv.New32a()
-	fmt.Fprintf(h, "%s/%d", digits, pos)
-	return int(h.Sum32() % uint32(n))
+	fmt.Fprintf(h, "%s/%d%s", digits, pos, salt)
+	return h.Sum32()
 }
 
 // Digits lists how many takes each digit has, for a summary line.

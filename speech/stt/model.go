@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 )
 
@@ -56,28 +57,34 @@ func Load(cfg Config) (*Model, error) {
 	return m, nil
 }
 
-// create builds a decoder. ps_init reads the dictionary only from a path, so the embedded
-// one is written to a temp file that lives just for the call.
+// create builds a decoder. ps_init reads the dictionary and model files only from paths, so the
+// embedded ones are written to a temp dir that lives just for the call.
 func (m *Model) create() (*decoder, error) {
 	m.createMu.Lock()
 	defer m.createMu.Unlock()
+	var tmp string
+	if m.cfg.Dict == "" || m.cfg.Adapted {
+		var err error
+		if tmp, err = os.MkdirTemp("", "callfleet-stt-"); err != nil {
+			return nil, fmt.Errorf("stt: temp model dir: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+	}
 	dict := m.cfg.Dict
 	if dict == "" {
-		f, err := os.CreateTemp("", "callfleet-stt-*.dict")
-		if err != nil {
-			return nil, fmt.Errorf("stt: temp dictionary: %w", err)
-		}
-		dict = f.Name()
-		defer os.Remove(dict)
-		_, werr := f.WriteString(digitsDict)
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
-			return nil, fmt.Errorf("stt: write temp dictionary: %w", werr)
+		dict = filepath.Join(tmp, "digits.dict")
+		if err := os.WriteFile(dict, []byte(digitsDict), 0o600); err != nil {
+			return nil, fmt.Errorf("stt: write temp dictionary: %w", err)
 		}
 	}
-	d, err := newDecoder(m.cfg.argv(dict), m.grammar)
+	var model []string
+	if m.cfg.Adapted {
+		var err error
+		if model, err = writeAdapted(tmp); err != nil {
+			return nil, err
+		}
+	}
+	d, err := newDecoder(m.cfg.argv(dict, model...), m.grammar)
 	if err != nil {
 		return nil, fmt.Errorf("stt: new decoder (hmm %s): %w", m.cfg.HMM, err)
 	}

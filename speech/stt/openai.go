@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -34,6 +35,24 @@ var defaultHTTPClient = &http.Client{Timeout: DefaultHTTPTimeout}
 
 // maxErrBody bounds how much of a failed response is quoted in the error.
 const maxErrBody = 512
+
+// ErrBadResponse means the transcription server answered 2xx with something other than a JSON
+// object holding "text".
+var ErrBadResponse = errors.New("stt: openai: bad response")
+
+// HTTPError is a non-2xx answer from the transcription server; it wraps ErrHTTP.
+type HTTPError struct {
+	Code   int    // e.g. 500
+	Status string // e.g. "500 Internal Server Error"
+	URL    string
+	Body   string // the start of the response body, at most maxErrBody bytes
+}
+
+func (e *HTTPError) Error() string {
+	return fmt.Sprintf("%v: %s from %s: %s", ErrHTTP, e.Status, e.URL, e.Body)
+}
+
+func (e *HTTPError) Unwrap() error { return ErrHTTP }
 
 // Transcribe posts the audio and returns the digits of the transcript ("" if none), normalised as
 // any free-form transcript is: servers write "7, 1, 3, 4.", "71-34" or "Seventy-one thirty-four."
@@ -72,16 +91,16 @@ func (o *OpenAI) TranscribeText(ctx context.Context, pcm16k []int16) (string, er
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrBody))
-		return "", fmt.Errorf("%w: %s from %s: %s", ErrHTTP, resp.Status, url, strings.TrimSpace(string(snippet)))
+		return "", &HTTPError{Code: resp.StatusCode, Status: resp.Status, URL: url, Body: strings.TrimSpace(string(snippet))}
 	}
 	var out struct {
 		Text *string `json:"text"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&out); err != nil {
-		return "", fmt.Errorf("stt: openai decode response from %s: %w", url, err)
+		return "", fmt.Errorf("%w: decode response from %s: %w", ErrBadResponse, url, err)
 	}
 	if out.Text == nil {
-		return "", fmt.Errorf("stt: openai response from %s has no \"text\" field", url)
+		return "", fmt.Errorf("%w: response from %s has no \"text\" field", ErrBadResponse, url)
 	}
 	return *out.Text, nil
 }

@@ -160,8 +160,8 @@ func TestOpenAIErrors(t *testing.T) {
 			func(e error) bool { return errors.Is(e, context.DeadlineExceeded) }, "/slow"},
 		{"client timeout", "/slow", &http.Client{Timeout: 100 * time.Millisecond, Transport: srv.Client().Transport}, 0,
 			func(e error) bool { return e != nil }, "Timeout"},
-		{"not json", "/garbage", srv.Client(), 0, func(e error) bool { return e != nil }, "decode"},
-		{"no text", "/notext", srv.Client(), 0, func(e error) bool { return e != nil }, "text"},
+		{"not json", "/garbage", srv.Client(), 0, func(e error) bool { return errors.Is(e, ErrBadResponse) }, "decode"},
+		{"no text", "/notext", srv.Client(), 0, func(e error) bool { return errors.Is(e, ErrBadResponse) }, "text"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -184,5 +184,23 @@ func TestOpenAIErrors(t *testing.T) {
 				t.Errorf("took %v", d)
 			}
 		})
+	}
+}
+
+// TestOpenAIHTTPError: a non-2xx answer is an *HTTPError carrying the status, for callers that
+// report it ("stt server: 500 Internal Server Error").
+func TestOpenAIHTTPError(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "busy", http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	o := &OpenAI{URL: srv.URL, Model: "m", Client: srv.Client()}
+	_, err := o.Transcribe(context.Background(), make([]int16, 160))
+	var he *HTTPError
+	if !errors.As(err, &he) || !errors.Is(err, ErrHTTP) {
+		t.Fatalf("err = %v, want an *HTTPError wrapping ErrHTTP", err)
+	}
+	if he.Code != http.StatusServiceUnavailable || he.Status != "503 Service Unavailable" || he.Body != "busy" {
+		t.Errorf("HTTPError = %+v", he)
 	}
 }

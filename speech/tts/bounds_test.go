@@ -71,6 +71,30 @@ func TestVoicedBoundsSynthetic(t *testing.T) {
 
 func abs(x int) int { return max(x, -x) }
 
+// A quiet recording (peak -30 dBFS) keeps its soft onset and tail under the relative threshold;
+// the absolute floor of VoicedBounds trims them, which is what it must keep doing for clip marks.
+func TestVoicedBoundsRelative(t *testing.T) {
+	const tol = 3
+	// peak 1036 (-30 dBFS) from 5000 to 9000; a -40 dB-relative tail (amp 150, -47 dBFS) to 12000.
+	pcm := clip(16000, 16000, 0, burst{3000, 5000, 300, 150, 0}, burst{5000, 9000, 440, 1036, 0}, burst{9000, 12000, 300, 150, 0})
+	first, last, ok := VoicedBoundsRelative(pcm, 16000)
+	if !ok || abs(first-3000) > tol || abs(last-11999) > tol {
+		t.Errorf("relative: bounds %d..%d ok=%v, want 3000..11999", first, last, ok)
+	}
+	first, last, ok = VoicedBounds(pcm, 16000)
+	if !ok || abs(first-5000) > tol || abs(last-8999) > tol {
+		t.Errorf("absolute: bounds %d..%d ok=%v, want 5000..8999", first, last, ok)
+	}
+	for _, tc := range []struct {
+		name string
+		pcm  []int16
+	}{{"silence", make([]int16, 16000)}, {"dither", clip(16000, 16000, 3)}, {"empty", nil}} {
+		if a, b, ok := VoicedBoundsRelative(tc.pcm, 16000); ok {
+			t.Errorf("%s: reported voiced %d..%d", tc.name, a, b)
+		}
+	}
+}
+
 func TestVoicedBoundsFlite(t *testing.T) {
 	for _, name := range fliteNames {
 		v, err := Flite(name)
