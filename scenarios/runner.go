@@ -248,7 +248,7 @@ func (sc *scraper) wait() { sc.wg.Wait() }
 func (sc *scraper) stepData(results []StepResult) []report.StepData {
 	out := make([]report.StepData, 0, len(results))
 	for _, r := range results {
-		d := report.StepData{N: r.Schedule.N, Turns: r.Turns, Calls: r.Calls, GeneratorCPU: r.GeneratorCPU, MachineSteal: r.MachineSteal, Window: r.Window}
+		d := report.StepData{N: r.Schedule.N, Turns: r.Turns, Calls: r.Calls, GeneratorCPU: r.GeneratorCPU, MachineSteal: r.MachineSteal, Window: r.Window, Cut: r.Stopped}
 		d.Turns = inWindow(r.Turns, r.Window)
 		sc.mu.Lock()
 		got, ok := sc.at[r.Schedule.Index]

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"time"
@@ -43,7 +42,7 @@ func cmdDemo(st *state, args []string) int {
 	if err != nil {
 		return st.fail(exitFailure, "demo: listen: %v", err)
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	hs := srv.HTTPServer() // the agent's own timeouts, as `callfleet agent` serves it
 	go hs.Serve(ln)
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"time"
@@ -20,7 +19,6 @@ import (
 	"github.com/callfleet/callfleet/scenarios"
 	"github.com/callfleet/callfleet/speech"
 	"github.com/callfleet/callfleet/speech/pool"
-	"github.com/callfleet/callfleet/speech/stt"
 	"github.com/callfleet/callfleet/speech/tts"
 	"github.com/callfleet/callfleet/tui"
 )
@@ -92,6 +90,7 @@ func (pf *probeFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&rf.SNR, "snr", 20, "speech-to-noise ratio in dB for --noise")
 	fs.IntVar(&rf.PoolSize, "pool-size", 32, "phrases rendered before the run")
 	fs.BoolVar(&rf.NoTUI, "no-tui", false, "plain progress lines instead of the live view on a terminal")
+	rf.registerEars(fs)
 	pf.af.register(fs, "agent-")
 }
 
@@ -320,11 +319,11 @@ func (pf *probeFlags) runPause(ctx context.Context, st *state, pl *pool.Pool, re
 	if errs := plan.Validate(); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	model, err := pf.transcriber() // each turn is judged as a ramp's: the reply transcribed too
+	ears, closeEars, err := pf.transcriber(st) // each turn is judged as a ramp's: the reply transcribed too
 	if err != nil {
 		return nil, err
 	}
-	defer model.Close()
+	defer closeEars()
 	sec := &report.ProbeSection{Conversations: pf.conv, TurnsPerCall: pf.turns}
 	for _, d := range pauses {
 		sec.Pauses = append(sec.Pauses, callers.D(d))
@@ -339,7 +338,7 @@ func (pf *probeFlags) runPause(ctx context.Context, st *state, pl *pool.Pool, re
 		}
 		plan.Step = i
 		err := pf.withAgent(st, func(d callers.Dialer) error {
-			s, _ := scenarios.RunProbe(ctx, scenarios.ProbeSpec{Setting: set, Dialer: d, Pool: pl, STT: listen.ModelEars(model), Plan: plan, Hooks: rec.Hooks()})
+			s, _ := scenarios.RunProbe(ctx, scenarios.ProbeSpec{Setting: set, Dialer: d, Pool: pl, STT: ears, Plan: plan, Hooks: rec.Hooks()})
 			sec.Settings = append(sec.Settings, s)
 			return nil
 		})
@@ -356,12 +355,12 @@ func (pf *probeFlags) runBargeIn(ctx context.Context, st *state, pl *pool.Pool, 
 	if errs := plan.Validate(); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	model, err := pf.transcriber()
+	ears, closeEars, err := pf.transcriber(st)
 	if err != nil {
 		return nil, err
 	}
-	defer model.Close()
-	calls, err := scriptedCalls(ctx, pf, st, pl, model, rec, scenarios.BargeInScripts(plan, pl), parallelOr(plan.Parallel, plan.Conversations), scenarios.BargeInOf)
+	defer closeEars()
+	calls, err := scriptedCalls(ctx, pf, st, pl, ears, rec, scenarios.BargeInScripts(plan, pl), parallelOr(plan.Parallel, plan.Conversations), scenarios.BargeInOf)
 	sec := scenarios.SummarizeBargeIn(plan, calls)
 	return &sec, err
 }
@@ -372,23 +371,23 @@ func (pf *probeFlags) runIdle(ctx context.Context, st *state, pl *pool.Pool, rec
 	if errs := plan.Validate(); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	model, err := pf.transcriber()
+	ears, closeEars, err := pf.transcriber(st)
 	if err != nil {
 		return nil, err
 	}
-	defer model.Close()
-	calls, err := scriptedCalls(ctx, pf, st, pl, model, rec, scenarios.IdleScripts(plan, pl), parallelOr(plan.Parallel, plan.Conversations), scenarios.IdleOf)
+	defer closeEars()
+	calls, err := scriptedCalls(ctx, pf, st, pl, ears, rec, scenarios.IdleScripts(plan, pl), parallelOr(plan.Parallel, plan.Conversations), scenarios.IdleOf)
 	sec := scenarios.SummarizeIdle(plan, calls)
 	return &sec, err
 }
 
 // scriptedCalls places the scripted calls of a barge-in or idle run against the target (or the
 // bundled agent) and reads each call's trace with of.
-func scriptedCalls[T any](ctx context.Context, pf *probeFlags, st *state, pl *pool.Pool, model *stt.Model, rec *scenarios.Recorder,
+func scriptedCalls[T any](ctx context.Context, pf *probeFlags, st *state, pl *pool.Pool, ears listen.Ears, rec *scenarios.Recorder,
 	scripts []callers.Script, parallel int, of func(callers.Trace) T) ([]T, error) {
 	var calls []T
 	err := pf.withAgent(st, func(d callers.Dialer) error {
-		for _, tr := range scenarios.RunScripts(ctx, d, pl, listen.ModelEars(model), scripts, parallel, rec) {
+		for _, tr := range scenarios.RunScripts(ctx, d, pl, ears, scripts, parallel, rec) {
 			calls = append(calls, of(tr))
 		}
 		return nil
@@ -403,12 +402,10 @@ func parallelOr(p, n int) int {
 	return n
 }
 
-// transcriber loads the callers' digit transcriber, with few decoders so reply decodes never
-// starve the callers' real-time loops.
-func (pf *probeFlags) transcriber() (*stt.Model, error) {
-	sc := stt.DefaultConfig()
-	sc.MaxDecoders = 2
-	return stt.Load(sc)
+// transcriber opens the callers' ears (--stt-url, or the built-in transcriber with few decoders
+// so reply decodes never starve the callers' real-time loops).
+func (pf *probeFlags) transcriber(st *state) (listen.Ears, func() error, error) {
+	return pf.rf.openEars(st.getenv, 2)
 }
 
 // localAgent is the bundled agent serving on a free loopback port.
@@ -431,7 +428,7 @@ func startLocal(st *state, af *agentFlags) (*localAgent, error) {
 		closeAgent()
 		return nil, fmt.Errorf("bundled agent: listen: %w", err)
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	hs := srv.HTTPServer() // the agent's own timeouts, as `callfleet agent` serves it
 	go hs.Serve(ln)
 	la := &localAgent{st: st, base: "http://" + ln.Addr().String(), addr: ln.Addr().String()}
 	la.stopF = func() {

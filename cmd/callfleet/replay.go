@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/callfleet/callfleet/callers"
-	"github.com/callfleet/callfleet/callers/listen"
 	"github.com/callfleet/callfleet/checks"
 	"github.com/callfleet/callfleet/report"
 	"github.com/callfleet/callfleet/scenarios"
@@ -43,6 +42,7 @@ func cmdReplay(st *state, args []string) int {
 	fs.StringVar(&rf.Noise, "noise", "", "WAV of background noise, as the original run had")
 	fs.Float64Var(&rf.SNR, "snr", 20, "speech-to-noise ratio in dB for --noise")
 	fs.StringVar(&rf.Out, "out", "", "also write the replay's turns.jsonl and traces.jsonl here")
+	rf.registerEars(fs)
 	var af agentFlags
 	af.register(fs, "agent-")
 	if code, ok := parse(fs, interleaved(fs, args)); !ok {
@@ -160,12 +160,11 @@ func (st *state) replayCall(rf *runFlags, af *agentFlags, local bool, script cal
 	if err != nil {
 		return callers.Trace{}, st.fail(exitFailure, "replay: %v", err)
 	}
-	var pf probeFlags
-	model, err := pf.transcriber()
+	ears, closeEars, err := rf.openEars(st.getenv, 2)
 	if err != nil {
 		return callers.Trace{}, st.fail(exitFailure, "replay: %v", err)
 	}
-	defer model.Close()
+	defer closeEars()
 	if local {
 		la, err := startLocal(st, af)
 		if err != nil {
@@ -188,7 +187,7 @@ func (st *state) replayCall(rf *runFlags, af *agentFlags, local bool, script cal
 		}
 	}
 	fmt.Fprintf(st.stderr, "replaying call %d (%d phrases) over %s to %s\n", script.Call, len(script.Cues), rf.Transport, rf.Target)
-	tr := scenarios.RunScripts(st.ctx, d, pl, listen.ModelEars(model), []callers.Script{script}, 1, rec)[0]
+	tr := scenarios.RunScripts(st.ctx, d, pl, ears, []callers.Script{script}, 1, rec)[0]
 	if rec != nil {
 		if err := rec.Close(); err != nil {
 			return tr, st.fail(exitFailure, "replay: %v", err)

@@ -18,7 +18,6 @@ import (
 
 	"github.com/callfleet/callfleet/audio"
 	"github.com/callfleet/callfleet/callers"
-	"github.com/callfleet/callfleet/callers/listen"
 	"github.com/callfleet/callfleet/callers/twilio"
 	"github.com/callfleet/callfleet/callers/webrtc"
 	"github.com/callfleet/callfleet/checks"
@@ -27,7 +26,6 @@ import (
 	"github.com/callfleet/callfleet/scenarios"
 	"github.com/callfleet/callfleet/speech"
 	"github.com/callfleet/callfleet/speech/pool"
-	"github.com/callfleet/callfleet/speech/stt"
 	"github.com/callfleet/callfleet/speech/tts"
 )
 
@@ -67,8 +65,16 @@ type runFlags struct {
 	Understood   float64       `yaml:"min_understood"`
 	Lateness     time.Duration `yaml:"max_lateness_p99"`
 	Metrics      string        `yaml:"metrics_listen"`
-	Shard        string        `yaml:"shard"`
-	StartAt      string        `yaml:"start_at"`
+	// The callers' ears (ears.go).
+	STTURL         string        `yaml:"stt_url"`
+	STTAdapted     bool          `yaml:"stt_adapted"`
+	STTModel       string        `yaml:"stt_model"`
+	STTConcurrency int           `yaml:"stt_concurrency"`
+	STTTimeout     time.Duration `yaml:"stt_timeout"`
+	TolerateSlips  float64       `yaml:"tolerate_slips"`
+	MaxDecodeWait  time.Duration `yaml:"max_decode_wait_p95"`
+	Shard          string        `yaml:"shard"`
+	StartAt        string        `yaml:"start_at"`
 
 	stopped bool // set by the run: the user pressed q in the live view (demo skips the transports left)
 }
@@ -105,6 +111,10 @@ func (rf *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&rf.P95Slack, "p95-slack", th.P95Slack, "step verdict: p95 speech_end_to_reply may exceed the first step's median by this")
 	fs.Float64Var(&rf.Understood, "min-understood", th.MinUnderstood, "step verdict: fraction of turns understood")
 	fs.DurationVar(&rf.Lateness, "max-lateness-p99", th.MaxLatenessP99, "generator health: send lateness p99 above this marks a step generator_bound")
+	fs.Float64Var(&rf.TolerateSlips, "tolerate-slips", th.TolerateSlips, "step verdict: one-digit STT slips (one witness off by a digit, the others right) a step may\n"+
+		"have per 1,000 judged turns and still pass; 0 counts them and fails the step")
+	fs.DurationVar(&rf.MaxDecodeWait, "max-decode-wait", th.MaxDecodeWaitP95, "generator health: p95 wait of a reply for the callers' ears above this marks a step generator_bound (0: no bound)")
+	rf.registerEars(fs)
 	fs.StringVar(&rf.Metrics, "metrics-listen", "", "serve the run's live figures for Prometheus at http://ADDR/metrics while it runs (e.g. :9464)")
 }
 
@@ -140,8 +150,10 @@ func (rf *runFlags) plan() (scenarios.Plan, checks.Thresholds, []error) {
 		Timeouts: callers.Timeouts{Connect: rf.Connect, Answer: rf.Answer, Reply: rf.Reply}}
 	errs = append(errs, p.Validate()...)
 	th := checks.Thresholds{UnderrunsPerMin: rf.UnderrunsMin, P95Slack: rf.P95Slack, MinUnderstood: rf.Understood,
-		MaxLatenessP99: rf.Lateness, MaxGeneratorCPU: checks.DefaultThresholds().MaxGeneratorCPU}
+		MaxLatenessP99: rf.Lateness, MaxGeneratorCPU: checks.DefaultThresholds().MaxGeneratorCPU,
+		TolerateSlips: rf.TolerateSlips, MaxDecodeWaitP95: rf.MaxDecodeWait}
 	errs = append(errs, th.Validate()...)
+	errs = append(errs, rf.earsErrors()...)
 	if rf.Target == "" {
 		errs = append(errs, errors.New("--target is required"))
 	} else if u, err := url.Parse(rf.Target); err != nil || u.Host == "" {
@@ -331,15 +343,11 @@ func (st *state) executeReport(rf *runFlags, target, name string) (*report.Repor
 	if err != nil {
 		return nil, st.fail(exitFailure, "%s: %v", name, err)
 	}
-	sc := stt.DefaultConfig()
-	// One decoder per core, on low-priority threads (stt.Config.Nice): a burst of reply decodes
-	// queues instead of starving the callers' real-time loops, and main keeps spare Ps for them.
-	sc.MaxDecoders = runtime.NumCPU()
-	model, err := stt.Load(sc)
+	ears, closeEars, err := rf.openEars(st.getenv, runtime.NumCPU()) // one decoder per core
 	if err != nil {
 		return nil, st.fail(exitFailure, "%s: %v", name, err)
 	}
-	defer model.Close()
+	defer closeEars()
 	out := rf.Out
 	if out == "" {
 		out = filepath.Join("results", fmt.Sprintf("%s-%s", name, time.Now().Format("20060102-150405")))
@@ -352,7 +360,7 @@ func (st *state) executeReport(rf *runFlags, target, name string) (*report.Repor
 		scrape = ""
 	}
 	spec := scenarios.Spec{Target: target, Dialer: d, Plan: plan, Thresholds: th,
-		Pool: p, STT: listen.ModelEars(model), Out: out, Scrape: scrape, Shard: shard}
+		Pool: p, STT: ears, Out: out, Scrape: scrape, Shard: shard}
 	if metrics != nil { // not a nil *Metrics in the interface, which would not be nil
 		spec.Metrics = metrics
 	}
