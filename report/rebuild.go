@@ -85,7 +85,7 @@ func rebuildSteps(recs *Records) ([]StepData, error) {
 	slices.SortFunc(order, func(a, b StepLine) int { return cmp.Compare(a.Step, b.Step) })
 	out := make([]StepData, len(order))
 	for i, s := range order {
-		d := StepData{N: s.N, Window: s.Window, MachineSteal: -1,
+		d := StepData{N: s.N, Window: s.Window, MachineSteal: -1, Forecast: s.Forecast,
 			Turns: inWindow(turns[s.Step], s.Window), Calls: calls[s.Step]}
 		e, ended := ends[s.Step]
 		if ended {

@@ -67,6 +67,9 @@ type Step struct {
 	AgentRSSMiBPerCall *float64           `json:"agent_rss_mib_per_call,omitempty"`
 	Generator          checks.Generator   `json:"generator"`
 	Verdict            checks.StepVerdict `json:"verdict"`
+	// JudgingForecast is the runner's word, as the step began, that the callers' ears could not
+	// judge its N callers on this machine (from the decode cost of the steps before).
+	JudgingForecast string `json:"judging_forecast,omitempty"`
 }
 
 // TurnCounts counts a step's turns by outcome, as its verdict does: slips, unjudged and cancelled
@@ -88,6 +91,8 @@ type StepData struct {
 	// Cut says the step ended before its measured window did (stopped by the user or the
 	// generator, or the run killed during it): incomplete, never failed.
 	Cut bool
+	// Forecast is the runner's word, before the step, that the callers' ears could not judge it.
+	Forecast string
 }
 
 // Build aggregates the steps, judges them with th and finds the capacity. It fills Machine from
@@ -134,6 +139,7 @@ func buildStep(index int, d StepData, v checks.StepVerdict, th checks.Thresholds
 		AgentCPUMilli:      d.AgentCPUMilli,
 		AgentRSSMiBPerCall: d.AgentRSSMiBPerCall,
 		Generator:          checks.GeneratorOf(d.Turns, d.GeneratorCPU, d.MachineSteal, th),
+		JudgingForecast:    d.Forecast,
 		Verdict:            v,
 	}
 	if rate, ok := s.Playout.PerMin(); ok {

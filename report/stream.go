@@ -33,6 +33,8 @@ type StepLine struct {
 	N      int          `json:"n"`
 	Start  time.Time    `json:"start"`
 	Window [2]time.Time `json:"window"` // the measured window, wall clock
+	// Forecast says, before the step, that the callers' ears could not judge N callers here.
+	Forecast string `json:"judging_forecast,omitempty"`
 }
 
 // StepEndLine says a step ended, with the generator's figures no turn or call record holds.

@@ -265,6 +265,9 @@ func warnings(r *Report) []string {
 		lines = append(lines, fmt.Sprintf("warning: %d unreadable line(s) of the turns file were skipped: their records are not counted", r.SkippedLines))
 	}
 	for _, s := range r.Steps {
+		if s.JudgingForecast != "" {
+			lines = append(lines, fmt.Sprintf("warning: before step N=%d, %s", s.N, s.JudgingForecast))
+		}
 		if s.Generator.Bound {
 			lines = append(lines, fmt.Sprintf("warning: step N=%d is generator_bound (%s): its figures are not trusted",
 				s.N, strings.Join(s.Generator.Why, "; ")))

@@ -76,6 +76,9 @@ type StepSchedule struct {
 	Starts    []time.Duration // one per call, spread evenly over the ramp
 	Measure   [2]time.Duration
 	End       time.Duration // callers stop starting turns here
+	// Forecast, set by the runner as the step starts, says the callers' ears cannot judge N
+	// callers on this machine, from the decode cost measured so far; "" when they can.
+	Forecast string
 }
 
 // Schedule turns a plan into its steps (pure; the tests name the cases).

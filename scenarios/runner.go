@@ -72,9 +72,16 @@ func Execute(ctx context.Context, spec Spec) (*report.Report, error) {
 	sc := newScraper(ctx, spec.Scrape, jo.agent)
 	hooks := bus.Hooks()
 	start := hooks.StepStart
+	judge := newJudging(spec.STT)
 	hooks.StepStart = func(s StepSchedule, at time.Time) {
+		s.Forecast = judge.start(s.N, at)
 		sc.step(s, at)
 		start(s, at)
+	}
+	end := hooks.StepEnd
+	hooks.StepEnd = func(r StepResult) {
+		judge.end(r.Schedule.N, time.Now())
+		end(r)
 	}
 	call := spec.call
 	if call == nil {
@@ -163,7 +170,7 @@ func (o *jsonlOutput) Handle(e Event) {
 	case EventStepStart:
 		s := e.Step
 		err = o.w.WriteStep(report.StepLine{Step: s.Index, N: s.N, Start: e.At,
-			Window: [2]time.Time{e.At.Add(s.Measure[0]), e.At.Add(s.Measure[1])}})
+			Window: [2]time.Time{e.At.Add(s.Measure[0]), e.At.Add(s.Measure[1])}, Forecast: s.Forecast})
 	case EventStepEnd:
 		if r := e.Result; r != nil {
 			err = o.w.WriteStepEnd(report.StepEndLine{Step: r.Schedule.Index, GeneratorCPU: r.GeneratorCPU,
@@ -248,7 +255,7 @@ func (sc *scraper) wait() { sc.wg.Wait() }
 func (sc *scraper) stepData(results []StepResult) []report.StepData {
 	out := make([]report.StepData, 0, len(results))
 	for _, r := range results {
-		d := report.StepData{N: r.Schedule.N, Turns: r.Turns, Calls: r.Calls, GeneratorCPU: r.GeneratorCPU, MachineSteal: r.MachineSteal, Window: r.Window, Cut: r.Stopped}
+		d := report.StepData{N: r.Schedule.N, Turns: r.Turns, Calls: r.Calls, GeneratorCPU: r.GeneratorCPU, MachineSteal: r.MachineSteal, Window: r.Window, Cut: r.Stopped, Forecast: r.Schedule.Forecast}
 		d.Turns = inWindow(r.Turns, r.Window)
 		sc.mu.Lock()
 		got, ok := sc.at[r.Schedule.Index]

@@ -411,6 +411,9 @@ func (p *progress) Handle(e scenarios.Event) {
 		} else {
 			fmt.Fprintf(p.w, "step %d of %d: %d calls\n", e.Step.Index+1, len(p.plan.Steps), e.Step.N)
 		}
+		if e.Step.Forecast != "" {
+			fmt.Fprintf(p.w, "warning: %s\n", e.Step.Forecast)
+		}
 	case scenarios.EventState:
 		switch e.State {
 		case callers.StateDone, callers.StateFailed:
