@@ -21,12 +21,15 @@ taskset -c 1 bin/callfleet agent --echo --idle-prompt 0 --listen 127.0.0.1:$port
 agent=$!
 await_agent $port "$out/agent.log"
 
-# per_core prints the generator table and the largest step with send lateness p99 <= 5 ms.
+# per_core prints the generator table, the largest step with send lateness p99 <= 5 ms, and the
+# judging capacity: the largest such step whose every turn the callers' ears judged (no unjudged
+# turn), the figure that counts, since a caller that cannot hear the reply checks nothing.
 per_core() {
 	sed -n '/^the load generator/,/^$/p' "$1"
 	awk -F '  +' '/^the load generator/{on=1; next} on && /^$/{exit} on && $1 ~ /^[0-9]+$/ {
-		split($2, a, "/"); if (a[2] + 0 <= 5 && $4 + 0 < 100) best = $1 }
-		END { printf "callers per core (send lateness p99 <= 5 ms): %s\n\n", best ? best : "below the first step" }' "$1"
+		split($2, a, "/"); if (a[2] + 0 <= 5 && $4 + 0 < 100) { best = $1; if ($8 == "0") judged = $1 } }
+		END { printf "callers per core (send lateness p99 <= 5 ms): %s\n", best ? best : "below the first step"
+			printf "judging capacity per core (that, and every turn judged): %s\n\n", judged ? judged : "below the first step" }' "$1"
 }
 
 for tr in twilio webrtc; do
