@@ -13,10 +13,13 @@ type Playout struct {
 	LongestGap callers.Ms `json:"longest_gap"`
 }
 
-// PlayoutOf sums the playout figures of turns.
+// PlayoutOf sums the playout figures of turns, leaving out turns whose caller stalled.
 func PlayoutOf(turns []callers.Turn) Playout {
 	var p Playout
 	for _, t := range turns {
+		if t.LatenessMax.Duration() > CallerStall {
+			continue // a caller that stalled past the playout tolerance reads its own stall as a gap
+		}
 		p.Underruns += t.Underruns
 		p.AgentAudio += t.AgentAudio
 		p.LongestGap = max(p.LongestGap, t.LongestGap)
@@ -103,7 +106,7 @@ func (g *Generator) ears(turns []callers.Turn, th Thresholds) {
 			waits = append(waits, float64(t.DecodeWait))
 			times = append(times, float64(t.DecodeTime))
 		}
-		if callerUnjudged(t) && Turn(t).Outcome != OutcomeCancelled { // a cut decode is the cut's doing
+		if o := Turn(t).Outcome; o == OutcomeUnjudged || callerUnjudged(t) && o != OutcomeCancelled { // a cut decode is the cut's doing
 			g.Unjudged++
 		}
 	}

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"strings"
+	"time"
 
 	"github.com/callfleet/callfleet/callers"
 	"github.com/callfleet/callfleet/speech"
@@ -27,6 +28,11 @@ type TurnVerdict struct {
 	// one digit when Reason is ReasonSlip; empty otherwise.
 	Slip string `json:"slip,omitempty"`
 }
+
+// CallerStall is the longest a caller's own 20 ms loop may run late in a turn and still vouch for
+// what it heard: past the playout model's tolerance (one frame, listen.DefaultTolerance) its own
+// stall reads as an underrun, so a turn failed on the caller's side alone is then unjudged.
+const CallerStall = 20 * time.Millisecond
 
 // CallerOnly reports whether the turn failed (or slipped) on the caller's transcription alone:
 // every other witness right or n/a. Those are the failures an untrusted ear may have invented.
@@ -110,6 +116,9 @@ func Turn(t callers.Turn) TurnVerdict {
 		v.Reason = reasonOf(t, v, w)
 		if v.Reason != ReasonSlip {
 			v.Slip = "" // a slip outranked (underrun, error, ...) is not reported as one
+		}
+		if v.CallerOnly() && t.LatenessMax.Duration() > CallerStall {
+			v.Reason = ReasonUnjudged // the caller itself stalled: its playout and ears cannot vouch
 		}
 	}
 	v.Outcome = v.Reason.Outcome()

@@ -247,6 +247,18 @@ func TestTurnWitnesses(t *testing.T) {
 			agentSaid(t, "99")
 			t.Heard, t.Underruns = "9", 2
 		}, TriNo, TriNo, ReasonWrongReply, OutcomeFailed, ""},
+		{"a caller that stalled past a frame cannot vouch for its underrun: unjudged", func(t *callers.Turn) {
+			agentSaid(t, "71345")
+			t.Heard, t.Underruns, t.LatenessMax = "7134", 1, 81
+		}, TriYes, TriNo, ReasonUnjudged, OutcomeUnjudged, ""},
+		{"a caller that stalled still sees the agent's own wrong text", func(t *callers.Turn) {
+			agentSaid(t, "99")
+			t.Heard, t.LatenessMax = "99", 81
+		}, TriNo, TriNo, ReasonWrongReply, OutcomeFailed, ""},
+		{"a stall within a frame changes nothing", func(t *callers.Turn) {
+			agentSaid(t, "71345")
+			t.Heard, t.Underruns, t.LatenessMax = "7134", 1, 12
+		}, TriYes, TriNo, ReasonUnderrun, OutcomeFailed, ""},
 		{"underrun beats misheard: the playout explains it", func(t *callers.Turn) {
 			agentSaid(t, "71345")
 			t.Heard, t.Underruns = "7134", 1
