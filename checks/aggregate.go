@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/callfleet/callfleet/callers"
 )
@@ -200,3 +201,27 @@ func (x *TurnTally) Add(v TurnVerdict) {
 
 // Judged is the turns the understood rule counts: neither unjudged nor cancelled.
 func (x TurnTally) Judged() int { return x.Understood + x.Failed + x.Slips }
+
+// UnjudgedWhenBound returns a step's turns with those failed on the caller's side alone (an
+// underrun, a reply heard wrong while every other witness is right) marked unjudged when the
+// generator sent late or ran out of CPU during the step: a saturated caller's playout model and
+// ears measure the generator, not the agent. The input is not changed.
+func UnjudgedWhenBound(turns []callers.Turn, cpu float64, th Thresholds) []callers.Turn {
+	g := GeneratorOf(turns, cpu, -1, th)
+	var why string
+	switch {
+	case g.LatenessP99 > callers.D(th.MaxLatenessP99):
+		why = "generator: send lateness p99 " + FormatMs(g.LatenessP99)
+	case cpu >= th.MaxGeneratorCPU:
+		why = "generator: CPU " + FormatPct(cpu)
+	default:
+		return turns
+	}
+	out := slices.Clone(turns)
+	for i := range out {
+		if out[i].Unjudged == "" && Turn(out[i]).CallerOnly() {
+			out[i].Unjudged = why
+		}
+	}
+	return out
+}

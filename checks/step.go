@@ -123,13 +123,19 @@ func step(s StepInput, base baseline, th Thresholds, cal Calibration) StepVerdic
 		v.Reasons = append(v.Reasons, "generator_bound: "+w+"; figures not trusted")
 	}
 	v.Reasons = append(v.Reasons, ruleAnswered(s)...)
-	v.Reasons = append(v.Reasons, ruleUnderruns(s, th)...)
+	saturated := g.LatenessP99 > callers.D(th.MaxLatenessP99) || s.GeneratorCPU >= th.MaxGeneratorCPU
+	if under := ruleUnderruns(s, th); saturated && len(under) > 0 {
+		// a caller short of CPU reads arrivals late, so the gaps it counts are its own
+		v.Notes = append(v.Notes, "not judged, the generator being saturated: "+strings.Join(under, "; "))
+	} else {
+		v.Reasons = append(v.Reasons, under...)
+	}
 	v.Reasons = append(v.Reasons, ruleLatency(s, base, th)...)
 	slips := ruleSlips(verdicts, v.Turns, th, cal)
 	v.SlipsTolerated = slips.tolerated && v.Turns.Slips > 0
 	v.Reasons = append(v.Reasons, slips.why...)
 	v.Reasons = append(v.Reasons, ruleUnderstood(s, verdicts, v.Turns, slips.tolerated, th, cal)...)
-	v.Notes = notes(s, cal, slips)
+	v.Notes = append(v.Notes, notes(s, cal, slips)...)
 	v.OK = !s.Cut && len(v.Reasons) == 0
 	return v
 }

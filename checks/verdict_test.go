@@ -448,3 +448,53 @@ func TestThresholdsJSONOld(t *testing.T) {
 		t.Errorf("new fields: %s", b)
 	}
 }
+
+// TestUnjudgedWhenBound: a step whose generator ran out of CPU or sent late does not blame the
+// agent for what its callers alone saw; steps within bounds, and the agent's own failures, stay.
+func TestUnjudgedWhenBound(t *testing.T) {
+	th := DefaultThresholds()
+	underrun := goodTurn(0, 1)
+	underrun.Heard, underrun.Underruns = "7134", 1
+	wrongServer := goodTurn(0, 2)
+	wrongServer.ServerTranscripts = []string{"9999"}
+	turns := []callers.Turn{goodTurn(0, 0), underrun, wrongServer}
+	for _, tc := range []struct {
+		name string
+		cpu  float64
+		want []Reason
+	}{
+		{"within bounds", 0.5, []Reason{ReasonNone, ReasonUnderrun, ReasonWrongTranscript}},
+		{"CPU saturated", 0.95, []Reason{ReasonNone, ReasonUnjudged, ReasonWrongTranscript}},
+	} {
+		got := UnjudgedWhenBound(turns, tc.cpu, th)
+		for i, tr := range got {
+			if r := Turn(tr).Reason; r != tc.want[i] {
+				t.Errorf("%s: turn %d reason %v, want %v", tc.name, i, r, tc.want[i])
+			}
+		}
+	}
+	if turns[1].Unjudged != "" {
+		t.Error("the input was changed")
+	}
+}
+
+// TestUnderrunsNotJudgedWhenSaturated: a generator short of CPU counts its own late reads as
+// gaps, so the underrun rule becomes a note; with CPU to spare it still fails the step.
+func TestUnderrunsNotJudgedWhenSaturated(t *testing.T) {
+	th := DefaultThresholds()
+	turns := []callers.Turn{goodTurn(0, 0), goodTurn(0, 1)}
+	turns[0].Underruns, turns[1].Underruns = 3, 3
+	for _, tc := range []struct {
+		cpu  float64
+		fail bool
+	}{{0.5, true}, {0.95, false}} {
+		v, _ := Steps([]StepInput{{N: 1, Turns: turns, Calls: []callers.CallResult{goodCall(0)}, GeneratorCPU: tc.cpu, MachineSteal: -1}}, th)
+		reasons, notes := strings.Join(v[0].Reasons, "\n"), strings.Join(v[0].Notes, "\n")
+		if got := strings.Contains(reasons, "underruns"); got != tc.fail {
+			t.Errorf("CPU %.2f: underruns among the reasons %v, want %v: %q", tc.cpu, got, tc.fail, reasons)
+		}
+		if !tc.fail && !strings.Contains(notes, "not judged") {
+			t.Errorf("CPU %.2f: notes %q lack the underrun note", tc.cpu, notes)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"time"
 
 	"github.com/callfleet/callfleet/callers"
@@ -99,7 +100,10 @@ type StepData struct {
 // the host it runs on (ThisMachine); Started and Ended span the steps' windows.
 func Build(cfg RunConfig, steps []StepData, th checks.Thresholds) *Report {
 	inputs := make([]checks.StepInput, len(steps))
+	steps = slices.Clone(steps)
 	for i, d := range steps {
+		steps[i].Turns = checks.UnjudgedWhenBound(d.Turns, d.GeneratorCPU, th) // a saturated caller measures itself
+		d = steps[i]
 		inputs[i] = checks.StepInput{N: d.N, Turns: d.Turns, Calls: d.Calls, GeneratorCPU: d.GeneratorCPU,
 			MachineSteal: d.MachineSteal, Cut: d.Cut}
 	}
