@@ -157,7 +157,8 @@ func (l *live) turn(t callers.Turn, at time.Time) {
 // endStep judges every finished step again, since the latency rule anchors on the first.
 func (l *live) endStep(r scenarios.StepResult) {
 	l.inStep = false
-	in := checks.StepInput{N: r.Schedule.N, Turns: inWindow(r.Turns, r.Window), Calls: r.Calls,
+	turns := checks.UnjudgedWhenBound(inWindow(r.Turns, r.Window), r.GeneratorCPU, l.th) // as report.Build judges
+	in := checks.StepInput{N: r.Schedule.N, Turns: turns, Calls: r.Calls,
 		GeneratorCPU: r.GeneratorCPU, MachineSteal: r.MachineSteal, Cut: r.Stopped}
 	l.finished = append(l.finished, stepRow{sched: r.Schedule, input: in})
 	inputs := make([]checks.StepInput, len(l.finished))
