@@ -67,23 +67,7 @@ func GeneratorOf(turns []callers.Turn, cpu, steal float64, th Thresholds) Genera
 	if steal >= 0 {
 		g.Steal = &steal
 	}
-	var h callers.LatenessHist
-	for _, t := range turns {
-		g.LatenessMax = max(g.LatenessMax, t.LatenessMax)
-		h = h.Add(t.LatenessHist)
-	}
-	if p50, ok := h.Quantile(0.5, g.LatenessMax); ok {
-		g.LatenessP50 = p50
-		g.LatenessP99, _ = h.Quantile(0.99, g.LatenessMax)
-		g.Sends = h.Count()
-	} else { // records without histograms: over the turns' own p99s, which overstates the p99
-		p99s := make([]float64, 0, len(turns))
-		for _, t := range turns {
-			p99s = append(p99s, float64(t.LatenessP99))
-		}
-		s := Summarize(p99s)
-		g.LatenessP50, g.LatenessP99 = s.P50, s.P99
-	}
+	g.LatenessP50, g.LatenessP99, g.LatenessMax, g.Sends = sendLateness(turns)
 	if limit := callers.D(th.MaxLatenessP99); g.LatenessP99 > limit {
 		g.Why = append(g.Why, "send lateness p99 "+FormatMs(g.LatenessP99)+" > "+FormatMs(limit))
 	}
@@ -202,25 +186,53 @@ func (x *TurnTally) Add(v TurnVerdict) {
 // Judged is the turns the understood rule counts: neither unjudged nor cancelled.
 func (x TurnTally) Judged() int { return x.Understood + x.Failed + x.Slips }
 
+// sendLateness is the p50, p99 and worst send lateness over every 20 ms send of turns, read from
+// their histograms, and the sends counted (0 for records without histograms: then p50 and p99
+// are over the turns' own p99s, which overstates the p99).
+func sendLateness(turns []callers.Turn) (p50, p99, worst callers.Ms, sends int64) {
+	var h callers.LatenessHist
+	for _, t := range turns {
+		worst = max(worst, t.LatenessMax)
+		h = h.Add(t.LatenessHist)
+	}
+	if p50, ok := h.Quantile(0.5, worst); ok {
+		p99, _ = h.Quantile(0.99, worst)
+		return p50, p99, worst, h.Count()
+	}
+	p99s := make([]float64, 0, len(turns))
+	for _, t := range turns {
+		p99s = append(p99s, float64(t.LatenessP99))
+	}
+	s := Summarize(p99s)
+	return s.P50, s.P99, worst, 0
+}
+
+// saturation says how a step's generator failed to keep time (send lateness p99 over the limit,
+// or its CPU at the bound), "" when it kept up: then what its callers measured is their own doing.
+func saturation(latenessP99 callers.Ms, cpu float64, th Thresholds) string {
+	switch {
+	case latenessP99 > callers.D(th.MaxLatenessP99):
+		return "send lateness p99 " + FormatMs(latenessP99)
+	case cpu >= th.MaxGeneratorCPU:
+		return "CPU " + FormatPct(cpu)
+	}
+	return ""
+}
+
 // UnjudgedWhenBound returns a step's turns with those failed on the caller's side alone (an
 // underrun, a reply heard wrong while every other witness is right) marked unjudged when the
 // generator sent late or ran out of CPU during the step: a saturated caller's playout model and
 // ears measure the generator, not the agent. The input is not changed.
 func UnjudgedWhenBound(turns []callers.Turn, cpu float64, th Thresholds) []callers.Turn {
-	g := GeneratorOf(turns, cpu, -1, th)
-	var why string
-	switch {
-	case g.LatenessP99 > callers.D(th.MaxLatenessP99):
-		why = "generator: send lateness p99 " + FormatMs(g.LatenessP99)
-	case cpu >= th.MaxGeneratorCPU:
-		why = "generator: CPU " + FormatPct(cpu)
-	default:
+	_, p99, _, _ := sendLateness(turns)
+	why := saturation(p99, cpu, th)
+	if why == "" {
 		return turns
 	}
 	out := slices.Clone(turns)
 	for i := range out {
 		if out[i].Unjudged == "" && Turn(out[i]).CallerOnly() {
-			out[i].Unjudged = why
+			out[i].Unjudged = "generator: " + why
 		}
 	}
 	return out

@@ -123,8 +123,7 @@ func step(s StepInput, base baseline, th Thresholds, cal Calibration) StepVerdic
 		v.Reasons = append(v.Reasons, "generator_bound: "+w+"; figures not trusted")
 	}
 	v.Reasons = append(v.Reasons, ruleAnswered(s)...)
-	saturated := g.LatenessP99 > callers.D(th.MaxLatenessP99) || s.GeneratorCPU >= th.MaxGeneratorCPU
-	if under := ruleUnderruns(s, th); saturated && len(under) > 0 {
+	if under := ruleUnderruns(s, th); saturation(g.LatenessP99, s.GeneratorCPU, th) != "" && len(under) > 0 {
 		// a caller short of CPU reads arrivals late, so the gaps it counts are its own
 		v.Notes = append(v.Notes, "not judged, the generator being saturated: "+strings.Join(under, "; "))
 	} else {
