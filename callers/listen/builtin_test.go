@@ -15,7 +15,7 @@ func loadModel(t *testing.T) *stt.Model {
 	t.Helper()
 	m, err := stt.Load(stt.DefaultConfig())
 	if err != nil {
-		t.Skipf("no PocketSphinx model: %v", err)
+		t.Fatalf("the PocketSphinx model (run `make deps`): %v", err)
 	}
 	t.Cleanup(func() { m.Close() })
 	return m
@@ -27,7 +27,7 @@ func speechLike(t *testing.T, secs float64) []int16 {
 	t.Helper()
 	v, err := tts.Flite("kal16")
 	if err != nil || v.Rate() != Rate {
-		t.Skipf("no 16 kHz flite voice: %v", err)
+		t.Fatalf("flite kal16 at 16 kHz (run `make deps`): %v", err)
 	}
 	words, err := v.Synthesize("seven one three four five six eight nine")
 	if err != nil {

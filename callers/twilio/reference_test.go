@@ -2,16 +2,13 @@ package twilio
 
 import (
 	"context"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	reference "github.com/callfleet/callfleet/agent-under-test"
-	"github.com/callfleet/callfleet/agent-under-test/llm"
 	"github.com/callfleet/callfleet/callers"
+	"github.com/callfleet/callfleet/internal/agenttest"
 	"github.com/callfleet/callfleet/speech"
-	"github.com/callfleet/callfleet/speech/tts"
 )
 
 // TestReferenceAgentThreeWitnesses calls the reference agent, mounted in process, over Twilio
@@ -19,27 +16,9 @@ import (
 // of the phrase, its own text for the reply (RTVI bot-output on the events stream) and the
 // caller's transcription of the reply audio, with the ears' timing.
 func TestReferenceAgentThreeWitnesses(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a real call of two turns")
-	}
 	p, ears := fixtures(t)
-	voice, err := tts.ByName(speech.DefaultAgentVoice)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := reference.New(reference.DefaultConfig(), model, llm.Repeat{}, voice, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	defer func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(ctx); err != nil { // first: it ends the SSE streams hs.Close would wait for
-			t.Error(err)
-		}
-		hs.Close()
-	}()
+	hs, stop := agenttest.Serve(t, model)
+	defer stop()
 	d := &Dialer{URL: "ws" + strings.TrimPrefix(hs.URL, "http") + "/twilio/ws", EventsURL: hs.URL + "/calls/{callSid}/events"}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

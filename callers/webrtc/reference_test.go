@@ -2,17 +2,15 @@ package webrtc
 
 import (
 	"context"
-	"net/http/httptest"
 	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	reference "github.com/callfleet/callfleet/agent-under-test"
-	"github.com/callfleet/callfleet/agent-under-test/llm"
 	"github.com/callfleet/callfleet/callers"
 	"github.com/callfleet/callfleet/callers/listen"
+	"github.com/callfleet/callfleet/internal/agenttest"
 	"github.com/callfleet/callfleet/speech"
 	"github.com/callfleet/callfleet/speech/pool"
 	"github.com/callfleet/callfleet/speech/stt"
@@ -38,20 +36,13 @@ func (s *turnSink) State(int, callers.State) {}
 // reply (RTVI bot-output on the data channel) and the caller's transcription of the reply
 // audio, with the ears' timing.
 func TestReferenceAgentThreeWitnesses(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a real call of two turns")
-	}
 	cfg := stt.DefaultConfig()
 	cfg.MaxDecoders = max(2, runtime.GOMAXPROCS(0))
 	model, err := stt.Load(cfg)
 	if err != nil {
-		t.Skipf("no PocketSphinx model: %v", err)
+		t.Fatalf("the PocketSphinx model (run `make deps`): %v", err)
 	}
 	defer model.Close()
-	agentVoice, err := tts.ByName(speech.DefaultAgentVoice)
-	if err != nil {
-		t.Fatal(err)
-	}
 	callerVoice, err := tts.ByName(speech.DefaultCallerVoice)
 	if err != nil {
 		t.Fatal(err)
@@ -61,19 +52,8 @@ func TestReferenceAgentThreeWitnesses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := reference.New(reference.DefaultConfig(), model, llm.Repeat{}, agentVoice, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	defer func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(ctx); err != nil {
-			t.Error(err)
-		}
-		hs.Close()
-	}()
+	hs, stop := agenttest.Serve(t, model)
+	defer stop()
 	d := newTestDialer(t, Config{URL: hs.URL + "/api/offer"})
 	ears := listen.ModelEars(model)
 	s := &turnSink{}
